@@ -1,0 +1,1 @@
+"""Training code for the Widderkopf environment (installed as ``widderkopf_env.train``)."""

@@ -1,0 +1,184 @@
+"""Cards, card names, bit masks and action ids (RULES R1-R5).
+
+A card id is ``suit * 9 + rank`` with suits C, S, H, D = 0..3 and ranks
+A, 10, K, Q, J, 9, 8, 7, 6 = 0..8, so ``QC`` is 3, ``10D`` is 28 and ``6D`` is 35.
+A set of cards is a 36-bit int: bit ``c`` is set when card ``c`` is in the set.
+
+Action ids are shared by the engine and the environments:
+
+=======  ==========================================================
+0..35    play (or, in the discard phase, discard) that card
+36..39   name the trump suit C, S, H, D
+40       escalate the crack (Crack, Recrack, Crackback or Around the
+         Corner, whichever is next)
+41       pass (decline to answer an escalation)
+=======  ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+NUM_CARDS = 36
+NUM_ACTIONS = 42
+TRUMP_ACTION = 36  # 36 + suit names that suit trumps
+ESCALATE = 40
+PASS = 41
+
+SUITS = "CSHD"
+SUIT_GLYPHS = "♣♠♥♦"
+RANKS = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
+RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
+QUEEN, JACK, SEVEN = 3, 4, 7
+ESCALATION_NAMES = ("Crack", "Recrack", "Crackback", "Crack Around the Corner")
+
+#: Card points of each card id (R4).
+POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % 9] for c in range(NUM_CARDS))
+ALL_CARDS = (1 << NUM_CARDS) - 1
+
+
+def card_id(suit: int, rank: int) -> int:
+    return suit * 9 + rank
+
+
+def suit_of(card: int) -> int:
+    return card // 9
+
+
+def rank_of(card: int) -> int:
+    return card % 9
+
+
+#: Queens and jacks of every suit: always trumps, never of a plain suit (R2, R3).
+QUEENS_JACKS = sum(1 << card_id(s, r) for s in range(4) for r in (QUEEN, JACK))
+#: The seven plain cards (A 10 K 9 8 7 6) of each suit.
+SUIT_MASK: tuple[int, ...] = tuple(
+    sum(1 << card_id(s, r) for r in range(9) if r not in (QUEEN, JACK)) for s in range(4)
+)
+#: The 15 trumps when suit ``t`` is named (R2).
+TRUMP_MASK: tuple[int, ...] = tuple(QUEENS_JACKS | SUIT_MASK[t] for t in range(4))
+#: The Spitzer (7 of trumps) for each trump suit (R5).
+SPITZER: tuple[int, ...] = tuple(card_id(t, SEVEN) for t in range(4))
+
+
+def trump_order(trump: int) -> tuple[int, ...]:
+    """The 15 trumps for ``trump``, highest first: QC QS QH QD JC JS JH JD A 10 K 9 8 7 6."""
+    queens = [card_id(s, QUEEN) for s in range(4)]
+    jacks = [card_id(s, JACK) for s in range(4)]
+    plain = [card_id(trump, r) for r in range(9) if r not in (QUEEN, JACK)]
+    return tuple(queens + jacks + plain)
+
+
+def _power(trump: int, card: int) -> int:
+    """Trick-taking power: trumps 100+ (higher wins), plain cards 0..8 within their suit."""
+    order = trump_order(trump)
+    if card in order:
+        return 100 + len(order) - order.index(card)
+    return 9 - rank_of(card)
+
+
+#: ``FOLLOW[t][c]``: the cards that follow a lead of card ``c`` under trump ``t`` (R15).
+FOLLOW: tuple[tuple[int, ...], ...] = tuple(
+    tuple(TRUMP_MASK[t] if (TRUMP_MASK[t] >> c) & 1 else SUIT_MASK[suit_of(c)] for c in range(36))
+    for t in range(4)
+)
+
+
+def _beats_table(trump: int) -> bytes:
+    table = bytearray(NUM_CARDS * NUM_CARDS)
+    for led in range(NUM_CARDS):
+        for other in range(NUM_CARDS):
+            p_led, p_other = _power(trump, led), _power(trump, other)
+            if p_led >= 100 or p_other >= 100:
+                wins = p_other > p_led
+            else:
+                wins = suit_of(other) == suit_of(led) and p_other > p_led
+            table[led * NUM_CARDS + other] = wins
+    return bytes(table)
+
+
+#: ``BEATS[t][led * 36 + other]`` is 1 when ``other``, played second, wins the trick (R16).
+BEATS: tuple[bytes, ...] = tuple(_beats_table(t) for t in range(4))
+
+
+def trick_winner_offset(trump: int, led: int, other: int) -> int:
+    """0 if the card led wins the trick, 1 if the second card does (R16)."""
+    return BEATS[trump][led * NUM_CARDS + other]
+
+
+def is_trump(card: int, trump: int) -> bool:
+    return bool((TRUMP_MASK[trump] >> card) & 1)
+
+
+# --- names -------------------------------------------------------------------------------
+
+def card_name(card: int) -> str:
+    """``'QC'``, ``'10D'``, ``'7H'``."""
+    if not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id must be in 0..35, got {card!r}")
+    return RANKS[card % 9] + SUITS[card // 9]
+
+
+def card_glyph(card: int) -> str:
+    """``'Q♣'``, ``'10♦'``: the name with a suit symbol, for rendering."""
+    return RANKS[card % 9] + SUIT_GLYPHS[card // 9]
+
+
+_RANK_ALIASES = {r: i for i, r in enumerate(RANKS)} | {"T": 1}
+_SUIT_ALIASES = {s: i for i, s in enumerate(SUITS)} | {g: i for i, g in enumerate(SUIT_GLYPHS)}
+_SUIT_ALIASES |= {"♧": 0, "♤": 1, "♡": 2, "♢": 3}
+
+
+def parse_card(name: str) -> int:
+    """Card id of a name like ``'QC'``, ``'10D'``, ``'TD'``, ``'7h'`` or ``'Q♣'``."""
+    if not isinstance(name, str):
+        raise ValueError(f"card name must be a string like 'QC' or '10D', got {name!r}")
+    text = name.strip().upper()
+    rank, suit = _RANK_ALIASES.get(text[:-1]), _SUIT_ALIASES.get(text[-1:])
+    if rank is None or suit is None:
+        raise ValueError(
+            f"unknown card name {name!r}: expected a rank (A, 10 or T, K, Q, J, 9, 8, 7, 6) "
+            "followed by a suit (C, S, H, D), e.g. 'QC', '10D', '7H'"
+        )
+    return suit * 9 + rank
+
+
+def to_bits(cards: Iterable[int]) -> int:
+    bits = 0
+    for c in cards:
+        bits |= 1 << c
+    return bits
+
+
+# Bits -> sorted ids through four 12-bit lookup tables: one table read per 12 bits.
+_CHUNK = 12
+_TABLES = tuple(
+    tuple(tuple(base + i for i in range(_CHUNK) if (m >> i) & 1) for m in range(1 << _CHUNK))
+    for base in (0, 12, 24, 36)
+)
+_T0, _T1, _T2, _T3 = _TABLES
+
+
+def from_bits(bits: int) -> list[int]:
+    """Sorted ids of the set bits of ``bits`` (cards or action ids, up to 48 bits)."""
+    return list(_T0[bits & 4095] + _T1[(bits >> 12) & 4095] + _T2[(bits >> 24) & 4095]
+                + _T3[bits >> 36])
+
+
+def names(bits_or_cards: int | Iterable[int]) -> list[str]:
+    """Card names of a bit set or a list of ids."""
+    cards = from_bits(bits_or_cards) if isinstance(bits_or_cards, int) else bits_or_cards
+    return [card_name(c) for c in cards]
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id: ``'QC'``, ``'trump H'``, ``'escalate'``, ``'pass'``."""
+    if 0 <= action < NUM_CARDS:
+        return card_name(action)
+    if TRUMP_ACTION <= action < TRUMP_ACTION + 4:
+        return "trump " + SUITS[action - TRUMP_ACTION]
+    if action == ESCALATE:
+        return "escalate"
+    if action == PASS:
+        return "pass"
+    raise ValueError(f"action id must be in 0..{NUM_ACTIONS - 1}, got {action!r}")

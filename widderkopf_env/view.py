@@ -1,0 +1,106 @@
+"""What one player may see (RULES R8): the single source for observations and bots.
+
+:meth:`PlayerView.of` is the only place that reads a :class:`~widderkopf_env.rules.Game`
+on a player's behalf. It copies the player's own hand and discard, both players' face-up
+cards, which piles still hold a face-down card, and everything public (trump, crack
+level, tricks, scores). It never reads the opponent's hand, any face-down card or the
+opponent's discard, so nothing built on a view can leak hidden information.
+"""
+
+from __future__ import annotations
+
+from .cards import from_bits
+
+
+class PlayerView:
+    """A snapshot of one player's information. Card sets are 36-bit ints.
+
+    Attributes:
+        player: whose view this is (0/1); ``opponent`` is the other.
+        phase: :class:`~widderkopf_env.rules.Phase` value (int); ``current``: player to act
+            or None when the match is over; ``is_my_turn``.
+        hand_no, num_hands, scores: match progress (scores are the match scores).
+        dealer, chooser, trump (-1 until named), level (crack level 0..4),
+        cracker, recracker (-1 if none), may_escalate (per player: may they still
+            escalate in this hand, R11).
+        hand: own hand cards; hand_size_opp: number of cards in the opponent's hand.
+        my_up, opp_up: face-up cards in front of each player (playable tops).
+        my_piles, opp_piles: per pile, ``(top card or -1, has a face-down card)``.
+        my_covered, opp_covered: face-up cards that lie on a face-down card.
+        my_discard: own discard (-1 before it); opp_discarded: whether the opponent has.
+        played: cards each player has played to tricks (tuple by player).
+        won: cards each player captured in tricks; trick_points: their points.
+        lead: card led in the open trick (-1 if none); leader: who leads it.
+        tricks: completed tricks as ``(leader, led, other, winner)``.
+        legal: bit mask of this player's legal action ids (0 when not their turn).
+        last_result: the latest finished hand's :class:`~widderkopf_env.rules.HandResult`.
+    """
+
+    __slots__ = (
+        "player", "opponent", "phase", "current", "hand_no", "num_hands", "scores", "dealer",
+        "chooser", "trump", "level", "cracker", "recracker", "may_escalate", "hand",
+        "hand_size_opp", "my_up", "opp_up", "my_piles", "opp_piles", "my_covered",
+        "opp_covered", "my_discard", "opp_discarded", "played", "won", "trick_points", "lead",
+        "leader", "tricks", "legal", "last_result",
+    )
+
+    @classmethod
+    def of(cls, game, player: int) -> PlayerView:
+        v = cls.__new__(cls)
+        o = 1 - player
+        v.player, v.opponent = player, o
+        v.phase, v.current = game.phase, game.current
+        v.hand_no, v.num_hands, v.scores = game.hand_no, game.num_hands, tuple(game.scores)
+        v.dealer, v.chooser, v.trump = game.dealer, game.chooser, game.trump
+        v.level, v.cracker, v.recracker = game.level, game.cracker, game.recracker
+        v.may_escalate = (game.may_escalate(0), game.may_escalate(1))
+        v.hand = game.hand[player]
+        v.hand_size_opp = game.hand[o].bit_count()  # a count only: how many, not which
+        v.my_up, v.opp_up = game.upbits[player], game.upbits[o]
+        v.my_covered, v.opp_covered = game.covered[player], game.covered[o]
+        up, down = game.up, game.down
+        v.my_piles = tuple((up[i], down[i] >= 0) for i in range(5 * player, 5 * player + 5))
+        v.opp_piles = tuple((up[i], down[i] >= 0) for i in range(5 * o, 5 * o + 5))
+        v.my_discard, v.opp_discarded = game.discard[player], game.discard[o] >= 0
+        v.played, v.won = tuple(game.played), tuple(game.won)
+        v.trick_points = tuple(game.trick_points)
+        v.lead, v.leader, v.tricks = game.lead, game.leader, tuple(game.tricks)
+        v.legal = game.legal_mask if game.current == player else 0
+        v.last_result = game.results[-1] if game.results else None
+        return v
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.current == self.player
+
+    def legal_actions(self) -> list[int]:
+        """This player's legal action ids (empty when it is not their turn)."""
+        return from_bits(self.legal)
+
+    @property
+    def playable(self) -> int:
+        """Cards this player could play from (hand and face-up tops), ignoring following."""
+        return self.hand | self.my_up
+
+    @property
+    def unseen(self) -> int:
+        """Cards this player has not seen: the opponent's hand, face-down cards and the
+        opponent's discard (cards not yet played and not visible to this player)."""
+        seen = self.hand | self.my_up | self.opp_up | self.played[0] | self.played[1]
+        if self.my_discard >= 0:
+            seen |= 1 << self.my_discard
+        return ((1 << 36) - 1) & ~seen
+
+    def key(self) -> tuple:
+        """All fields as a tuple: equal keys mean identical information."""
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PlayerView) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __repr__(self) -> str:
+        return (f"<PlayerView player={self.player} phase={self.phase} trump={self.trump} "
+                f"hand={from_bits(self.hand)} lead={self.lead}>")
