@@ -157,6 +157,8 @@ _TABLES = tuple(
     for base in (0, 12, 24, 36)
 )
 _T0, _T1, _T2, _T3 = _TABLES
+#: The four lookup tables behind :func:`from_bits` (for inlining in hot loops).
+ID_TABLES = _TABLES
 
 
 def from_bits(bits: int) -> list[int]:

@@ -7,9 +7,10 @@ A :class:`Game` is a whole match (one hand by default). Drive it with
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import operator
-import random
 import secrets
 from dataclasses import asdict, dataclass
 from enum import IntEnum
@@ -18,6 +19,7 @@ from .cards import (
     BEATS,
     ESCALATE,
     FOLLOW,
+    ID_TABLES,
     NUM_ACTIONS,
     PASS,
     POINTS,
@@ -42,6 +44,7 @@ class Phase(IntEnum):
 
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = range(5)
+_T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
@@ -138,15 +141,31 @@ def deal_to_spec(deal) -> dict:
     }
 
 
-def random_deal(rng: random.Random):
-    """Shuffle 36 cards into two layouts of 8 hand cards and 5 up-on-down piles (R7)."""
+_PERMUTATIONS = math.factorial(36)
+
+
+def _hash_int(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "little")
+
+
+def seeded_deal(seed: int, hand: int):
+    """The deal of hand ``hand`` of the match with ``seed``: a uniform random permutation.
+
+    The 512-bit BLAKE2b hash of ``"widderkopf/<seed>/hand/<hand>"`` is reduced modulo 36!
+    and decoded in the factorial number system (bias below 2**-370). The same seed gives
+    the same deals on every platform and Python version.
+    """
+    x = _hash_int(f"widderkopf/{seed}/hand/{hand}") % _PERMUTATIONS
     cards = list(range(36))
-    rng.shuffle(cards)
+    for i in range(35, 0, -1):  # Fisher-Yates, with the swaps read off x
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
     return tuple((cards[b:b + 8], cards[b + 8:b + 13], cards[b + 13:b + 18]) for b in (0, 18))
 
 
-def _deal_rng(seed: int, hand: int) -> random.Random:
-    return random.Random(f"widderkopf/{seed}/hand/{hand}")
+def seeded_dealer(seed: int) -> int:
+    """The first dealer drawn from ``seed`` (R6)."""
+    return _hash_int(f"widderkopf/{seed}/dealer") & 1
 
 
 _STATE_FIELDS = (
@@ -194,7 +213,7 @@ class Game:
         """
         seed = _check_seed(seed)
         if dealer is None:
-            dealer = random.Random(f"widderkopf/{seed}/dealer").randrange(2)
+            dealer = seeded_dealer(seed)
         return cls._create(seed, parse_player(dealer), num_hands, scores, [])
 
     @classmethod
@@ -225,17 +244,17 @@ class Game:
     def _start_hand(self) -> None:
         n = self.hand_no
         if n == len(self.deals):
-            self.deals.append(random_deal(_deal_rng(self.seed, n)))
+            self.deals.append(seeded_deal(self.seed, n))
         deal = self.deals[n]
         self.dealer = dealer = self.first_dealer ^ (n & 1)
         s0, s1 = self.scores
         self.chooser = (0 if s0 < s1 else 1) if s0 != s1 else 1 - dealer
         self.phase, self.current, self.trump = TRUMP, self.chooser, -1
-        self.hand = [to_bits(deal[0][0]), to_bits(deal[1][0])]
-        self.up = list(deal[0][1]) + list(deal[1][1])
-        self.down = list(deal[0][2]) + list(deal[1][2])
-        self.upbits = [to_bits(deal[0][1]), to_bits(deal[1][1])]
-        self.covered = list(self.upbits)
+        (h0, u0, d0), (h1, u1, d1) = deal
+        self.hand = [to_bits(h0), to_bits(h1)]
+        self.up, self.down = [*u0, *u1], [*d0, *d1]
+        self.upbits = [to_bits(u0), to_bits(u1)]
+        self.covered = self.upbits[:]
         self.discard, self.won, self.trick_points, self.played = [-1, -1], [0, 0], [0, 0], [0, 0]
         self.lead = self.lead_pile = -1
         self.leader = 1 - dealer
@@ -275,7 +294,9 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
         m = self._legal
-        return from_bits(m if m >= 0 else self._compute_legal())
+        if m < 0:
+            m = self._compute_legal()
+        return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player: int) -> bool:
         """Whether ``player`` holds the right to the next escalation now (R11)."""
@@ -339,21 +360,21 @@ class Game:
             m = self._compute_legal()
         if type(action) is not int:
             action = self._coerce(action, m)
-        if not (0 <= action < NUM_ACTIONS and (m >> action) & 1):
+        if action < 0 or not (m >> action) & 1:  # m has no bit past 41
             self._reject(action, m)
         self._legal = -1
         self.history.append(action)
         ph = self.phase
-        if ph == PLAY:
+        if ph == 2:  # PLAY
             if action < 36:
                 self._play(action)
             else:
                 self._escalate_due()
-        elif ph == ANSWER:
+        elif ph == 3:  # ANSWER
             if action == ESCALATE:
                 self._raise_level(self.current)
             self.phase, self.current = PLAY, 1 - self.current
-        elif ph == DISCARD:
+        elif ph == 1:  # DISCARD
             p = self.current
             self.hand[p] ^= 1 << action
             self.discard[p] = action
@@ -362,7 +383,7 @@ class Game:
                 self.current = 1 - self.dealer
             else:
                 self.current = self.dealer
-        else:
+        else:  # TRUMP
             self.trump = action - TRUMP_ACTION
             self.phase, self.current = DISCARD, 1 - self.dealer
 

@@ -1,0 +1,49 @@
+"""Shared helpers for the engine tests: named deals and small drivers."""
+
+from __future__ import annotations
+
+from widderkopf_env import Game, parse_card
+from widderkopf_env.cards import NUM_CARDS
+
+
+def ids(names: str) -> list[int]:
+    """Sorted card ids of space-separated names: ``ids("AS 7S")``."""
+    return sorted(parse_card(n) for n in names.split())
+
+
+def deal(p0: tuple[str, str, str], p1: tuple[str, str, str]) -> dict:
+    """A deal spec from three space-separated name strings per player: hand, up, down."""
+    return {
+        agent: dict(zip(("hand", "up", "down"), (part.split() for part in parts), strict=True))
+        for agent, parts in (("player_0", p0), ("player_1", p1))
+    }
+
+
+def play(game: Game, *names: str) -> None:
+    """Apply actions given by card name, or 'crack'/'pass'/'trump X'."""
+    for name in names:
+        if name in ("crack", "escalate"):
+            game.apply(40)
+        elif name == "pass":
+            game.apply(41)
+        elif name.startswith("trump "):
+            game.apply(36 + "CSHD".index(name[-1]))
+        else:
+            game.apply(parse_card(name))
+
+
+def card_locations(game: Game) -> list[int]:
+    """Bit sets of every place a card can be; together they must partition the deck."""
+    places = [game.hand[0], game.hand[1], game.upbits[0], game.upbits[1],
+              game.played[0], game.played[1]]
+    places.append(sum(1 << c for c in game.down if c >= 0))
+    places.append(sum(1 << c for c in game.discard if c >= 0))
+    return places
+
+
+def assert_cards_conserved(game: Game) -> None:
+    seen = 0
+    for bits in card_locations(game):
+        assert seen & bits == 0, "a card is in two places"
+        seen |= bits
+    assert seen == (1 << NUM_CARDS) - 1, "a card went missing"

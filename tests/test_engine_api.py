@@ -1,0 +1,100 @@
+"""The engine's public contract: bad input gets clear errors and leaves the game usable."""
+
+import numpy as np
+import pytest
+from helpers import deal, play
+
+from widderkopf_env import Game, IllegalActionError, Phase, parse_deal
+
+GOOD = deal(
+    ("QC JH AH 10H AS 6S 9D 8C", "KH AC 7S 10D QH", "9H KC 8S JD 6D"),
+    ("QS JC 7H 6H 10S KS AD KD", "QD JS 10C 9S 8D", "8H 9C 7C 6C 7D"),
+)
+
+
+@pytest.mark.parametrize("bad", [3, "QC", 40, 41, -1, 42, 10**9])
+def test_illegal_action_names_action_phase_and_legal_set_and_changes_nothing(bad):
+    g = Game.from_deal(GOOD, dealer=1)
+    before = g.state_dict()
+    with pytest.raises(IllegalActionError) as err:
+        g.apply(bad)
+    msg = str(err.value)
+    assert "TRUMP" in msg and "36 (trump C)" in msg and "39 (trump D)" in msg
+    assert err.value.legal == [36, 37, 38, 39] and err.value.phase == Phase.TRUMP
+    assert isinstance(err.value, ValueError)
+    assert g.state_dict() == before
+    g.apply(38)  # still usable
+    assert g.phase == Phase.DISCARD
+
+
+@pytest.mark.parametrize("bad", [True, 36.0, None, [36], np.float32(36)])
+def test_wrong_action_types_are_rejected_clearly(bad):
+    g = Game.from_deal(GOOD, dealer=1)
+    with pytest.raises(IllegalActionError, match="integer action id"):
+        g.apply(bad)
+    assert g.phase == Phase.TRUMP and g.history == []
+
+
+def test_numpy_integers_are_accepted():
+    g = Game.from_deal(GOOD, dealer=1)
+    g.apply(np.int64(38))
+    g.apply(np.array(17))  # 6S
+    assert g.history == [38, 17] and type(g.history[0]) is int
+
+
+def test_stepping_a_finished_game_is_an_error():
+    g = Game.new(seed=3)
+    while not g.is_over:
+        g.apply(g.legal_actions()[0])
+    with pytest.raises(IllegalActionError, match="match is over"):
+        g.apply(0)
+
+
+def _with(path, value):
+    spec = {a: {k: list(v) for k, v in part.items()} for a, part in GOOD.items()}
+    agent, key = path
+    spec[agent][key] = value
+    return spec
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (_with(("player_0", "hand"), ["QC", "JH"]), "must list 8 card names"),
+        (_with(("player_1", "up"), ["QD", "JS", "10C", "9S", "XX"]), "unknown card name 'XX'"),
+        (_with(("player_1", "up"), ["QD", "JS", "10C", "9S", "QC"]), "QC is dealt twice"),
+        ({"player_0": GOOD["player_0"]}, "keys 'player_0' and 'player_1'"),
+        ({**GOOD, "player_0": {"hand": []}}, "must have keys 'hand', 'up', 'down'"),
+        ("not a deal", "must be a dict"),
+    ],
+)
+def test_malformed_deals_say_what_is_wrong(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse_deal(spec)
+    with pytest.raises(ValueError, match=message):
+        Game.from_deal(spec)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_hands": 0}, "num_hands"), ({"num_hands": 2.5}, "num_hands"),
+    ({"dealer": 2}, "player must be"), ({"dealer": "player_2"}, "player must be"),
+    ({"seed": "x"}, "seed"), ({"scores": (1,)}, "scores"),
+])
+def test_bad_game_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Game.new(**kwargs)
+
+
+def test_view_hides_opponent_hand_face_down_cards_and_discard():
+    """R8: the view carries no hidden card, only counts and pile flags."""
+    g = Game.from_deal(GOOD, dealer=1)
+    play(g, "trump H", "6S", "KS")
+    v = g.view("player_0")
+    assert v.hand == g.hand[0] and v.hand_size_opp == 7
+    assert v.opp_up == g.upbits[1] and v.my_discard == 17 and v.opp_discarded
+    hidden = g.hand[1] | sum(1 << c for c in g.down if c >= 0) | (1 << g.discard[1])
+    assert v.unseen == hidden
+    card_sets = [v.hand, v.my_up, v.opp_up, v.my_covered, v.opp_covered, *v.played, *v.won]
+    assert all(bits & hidden == 0 for bits in card_sets)
+    assert all(c not in g.down and c != g.discard[1] for c, _ in v.my_piles + v.opp_piles)
+    assert v.legal_actions() == g.legal_actions() and g.view(1).legal_actions() == []
