@@ -299,9 +299,11 @@ class Game:
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player: int) -> bool:
-        """Whether ``player`` holds the right to the next escalation now (R11)."""
+        """Whether ``player`` still holds the right to the next escalation (R11): the level
+        is below 4, they have played no card this hand, and the next escalation is theirs.
+        (It is a legal action only when they are also due, or answering.)"""
         level = self.level
-        if level >= 4 or self.played[player] or self.phase >= OVER or self.trump < 0:
+        if level >= 4 or self.played[player] or self.phase == OVER:
             return False
         return level == 0 or player == (self.cracker if level % 2 == 0 else 1 - self.cracker)
 
