@@ -22,22 +22,69 @@ from .view import PlayerView
 
 __version__ = "0.1.0"
 
+# The environments and the observation API are imported on first use (PEP 562), so
+# engine-only users (bots, CLIs) do not pay for PettingZoo at import time.
+_LAZY = {
+    "env": "aec_env",
+    "raw_env": "aec_env",
+    "WidderkopfEnv": "gym_env",
+    "OBS_SIZE": "observation",
+    "PIECES": "observation",
+    "encode": "observation",
+    "action_mask": "observation",
+    "observation_table_markdown": "observation",
+    "render_game": "render",
+    "render_view": "render",
+}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def _register() -> None:
+    """Register ``Widderkopf-v0`` with Gymnasium once (also for ``widderkopf_env:Widderkopf-v0``)."""
+    import gymnasium
+
+    if "Widderkopf-v0" not in gymnasium.registry:
+        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv")
+
+
+_register()
+
 __all__ = [
     "ESCALATE",
     "NUM_ACTIONS",
     "NUM_CARDS",
+    "OBS_SIZE",
     "PASS",
+    "PIECES",
     "TRUMP_ACTION",
     "Game",
     "HandResult",
     "IllegalActionError",
     "Phase",
     "PlayerView",
+    "WidderkopfEnv",
+    "action_mask",
     "action_name",
     "card_glyph",
     "card_name",
+    "encode",
+    "env",
     "from_bits",
+    "observation_table_markdown",
     "parse_card",
     "parse_deal",
+    "raw_env",
+    "render_game",
+    "render_view",
     "to_bits",
 ]

@@ -53,16 +53,22 @@ class PlayerView:
         v.hand_no, v.num_hands, v.scores = game.hand_no, game.num_hands, tuple(game.scores)
         v.dealer, v.chooser, v.trump = game.dealer, game.chooser, game.trump
         v.level, v.cracker, v.recracker = game.level, game.cracker, game.recracker
-        v.may_escalate = (game.may_escalate(0), game.may_escalate(1))
+        played = game.played
+        if played[0] and played[1]:  # from the second trick on nobody may escalate (R11)
+            v.may_escalate = (False, False)
+        else:
+            v.may_escalate = (game.may_escalate(0), game.may_escalate(1))
         v.hand = game.hand[player]
         v.hand_size_opp = game.hand[o].bit_count()  # a count only: how many, not which
         v.my_up, v.opp_up = game.upbits[player], game.upbits[o]
         v.my_covered, v.opp_covered = game.covered[player], game.covered[o]
-        up, down = game.up, game.down
-        v.my_piles = tuple((up[i], down[i] >= 0) for i in range(5 * player, 5 * player + 5))
-        v.opp_piles = tuple((up[i], down[i] >= 0) for i in range(5 * o, 5 * o + 5))
+        u0, u1, u2, u3, u4, u5, u6, u7, u8, u9 = game.up
+        d0, d1, d2, d3, d4, d5, d6, d7, d8, d9 = game.down
+        piles0 = ((u0, d0 >= 0), (u1, d1 >= 0), (u2, d2 >= 0), (u3, d3 >= 0), (u4, d4 >= 0))
+        piles1 = ((u5, d5 >= 0), (u6, d6 >= 0), (u7, d7 >= 0), (u8, d8 >= 0), (u9, d9 >= 0))
+        v.my_piles, v.opp_piles = (piles0, piles1) if player == 0 else (piles1, piles0)
         v.my_discard, v.opp_discarded = game.discard[player], game.discard[o] >= 0
-        v.played, v.won = tuple(game.played), tuple(game.won)
+        v.played, v.won = tuple(played), tuple(game.won)
         v.trick_points = tuple(game.trick_points)
         v.lead, v.leader, v.tricks = game.lead, game.leader, tuple(game.tricks)
         v.legal = game.legal_mask if game.current == player else 0

@@ -1,0 +1,172 @@
+"""No hidden information reaches a player's observation or action mask (RULES R8).
+
+For random positions and a player p, build another game that p cannot tell apart from
+the real one: the same deal and actions, except that the cards p has not seen (the
+opponent's hand and discard, every card still face down) are permuted among those
+places, the opponent's discard action following its card. Samples whose replay is
+illegal (the opponent could not have played so with the permuted cards) are skipped.
+p's observation and mask must be identical in both games. A deliberately leaky encoder
+must be caught by the same check, so it cannot pass vacuously.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from widderkopf_env import Game, IllegalActionError, card_name, parse_card
+from widderkopf_env.aec_env import raw_env
+from widderkopf_env.observation import action_mask, encode
+from widderkopf_env.rules import deal_to_spec
+
+AGENTS = ("player_0", "player_1")
+
+
+def hidden_cards(game: Game, p: int) -> list[int]:
+    """Cards p has not seen, read from the full state (test only)."""
+    o = 1 - p
+    cards = [c for c in range(36) if (game.hand[o] >> c) & 1]
+    cards += [c for c in game.down if c >= 0]
+    if game.discard[o] >= 0:
+        cards.append(game.discard[o])
+    return sorted(cards)
+
+
+def rebuild(game: Game, sigma: dict[int, int]) -> Game | None:
+    """The game with every card c renamed sigma[c]; None if the replay is illegal."""
+    spec = deal_to_spec(game.deals[0])
+    for part in spec.values():
+        for key, names in part.items():
+            part[key] = [card_name(sigma.get(c, c)) for c in map(parse_card, names)]
+    other = Game.from_deal(spec, dealer=game.first_dealer, scores=game.initial_scores)
+    try:
+        for a in game.history:
+            other.apply(sigma.get(a, a) if a < 36 else a)
+    except IllegalActionError:
+        return None
+    return other
+
+
+def permutations(hidden: list[int], rng: random.Random):
+    """A full shuffle first, then single swaps (more often consistent with the play)."""
+    shuffled = hidden[:]
+    rng.shuffle(shuffled)
+    yield dict(zip(hidden, shuffled, strict=True))
+    for _ in range(6):
+        a, b = rng.sample(hidden, 2)
+        yield {a: b, b: a}
+
+
+def differs_in_hidden(g1: Game, g2: Game, p: int) -> bool:
+    o = 1 - p
+    return g1.hand[o] != g2.hand[o] or g1.down != g2.down or g1.discard[o] != g2.discard[o]
+
+
+def observe(game: Game, p: int):
+    view = game.view(p)
+    return encode(view), action_mask(view)
+
+
+def random_positions(n: int, seed: int):
+    """``(game, player)`` at random decision points of random single-hand games."""
+    rng = random.Random(seed)
+    for i in range(n):
+        game = Game.new(seed=seed * 7919 + i)
+        stop = rng.randrange(42)
+        while not game.is_over and len(game.history) < stop:
+            actions = game.legal_actions()
+            # escalate more often than uniformly, to reach the ANSWER phase
+            if 40 in actions and rng.random() < 0.3:
+                game.apply(40)
+            else:
+                game.apply(actions[rng.randrange(len(actions))])
+        yield game, rng.randrange(2)
+
+
+def run_check(observe_fn, n: int, seed: int) -> dict:
+    """Compare ``observe_fn(game, p)`` with its value on indistinguishable games."""
+    rng = random.Random(seed)
+    stats = {"samples": 0, "nontrivial": 0, "skipped": 0, "leaks": 0, "phases": set()}
+    for game, p in random_positions(n, seed):
+        stats["samples"] += 1
+        hidden = hidden_cards(game, p)
+        view = game.view(p)
+        assert sum(1 << c for c in hidden) == view.unseen
+        if len(hidden) < 2:
+            continue
+        obs, mask = observe_fn(game, p)
+        for sigma in permutations(hidden, rng):
+            other = rebuild(game, sigma)
+            if other is None:
+                stats["skipped"] += 1
+                continue
+            if not differs_in_hidden(game, other, p):
+                continue
+            stats["nontrivial"] += 1
+            stats["phases"].add(game.phase)
+            obs2, mask2 = observe_fn(other, p)
+            if not (np.array_equal(obs, obs2) and np.array_equal(mask, mask2)):
+                stats["leaks"] += 1
+            break
+    return stats
+
+
+def test_observation_and_mask_leak_nothing():
+    stats = run_check(observe, n=400, seed=1)
+    assert stats["leaks"] == 0, stats
+    # not vacuous: most positions were compared with a really different hidden state,
+    # in every phase of the hand (TRUMP, DISCARD, PLAY, ANSWER)
+    assert stats["nontrivial"] >= 300, stats
+    assert stats["phases"] >= {0, 1, 2, 3}, stats
+
+
+def test_the_check_catches_leaky_encoders():
+    def with_opponent_hand(game, p):
+        obs, mask = observe(game, p)
+        return np.append(obs, game.hand[1 - p]), mask
+
+    def with_face_down_cards(game, p):
+        obs, mask = observe(game, p)
+        return np.append(obs, [c for c in game.down]), mask
+
+    def with_opponent_discard(game, p):
+        obs, mask = observe(game, p)
+        return np.append(obs, game.discard[1 - p]), mask
+
+    def with_opponent_legal_moves(game, p):
+        obs, mask = observe(game, p)
+        return obs, np.append(mask, game.legal_mask if game.current != p else 0)
+
+    for leaky in (with_opponent_hand, with_face_down_cards, with_opponent_discard,
+                  with_opponent_legal_moves):
+        stats = run_check(leaky, n=120, seed=2)
+        assert stats["leaks"] >= 10, (leaky.__name__, stats)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), player=st.sampled_from([0, 1]))
+def test_env_observe_leaks_nothing(seed, player):
+    """The AEC env's observe() on two indistinguishable games gives the same result."""
+    game = next(random_positions(1, seed))[0]
+    rng = random.Random(seed)
+    hidden = hidden_cards(game, player)
+    if len(hidden) < 2:
+        return
+    for sigma in permutations(hidden, rng):
+        other = rebuild(game, sigma)
+        if other is not None:
+            break
+    else:
+        return
+    results = []
+    for g in (game, other):
+        env = raw_env()
+        env.reset(options={"deal": deal_to_spec(g.deals[0]), "dealer": g.first_dealer})
+        for a in g.history:
+            env.step(a)
+        results.append(env.observe(AGENTS[player]))
+    for key in ("observation", "action_mask"):
+        np.testing.assert_array_equal(results[0][key], results[1][key])

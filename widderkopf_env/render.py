@@ -1,0 +1,181 @@
+"""Text rendering of a game (spectators) or of one player's view, with card glyphs.
+
+``render_game(game)`` shows the whole table: both hands, both players' strawmen (a
+face-down card as ``[##]`` under its face-up card), discards, the open trick, trump,
+crack level, tricks, points and the match score. ``render_view(view)`` shows what one
+player may see (R8): the opponent's hand only as a count, no opponent discard, and the
+player's legal moves with their action ids. Plain text only: no graphics library.
+"""
+
+from __future__ import annotations
+
+from .cards import (
+    ESCALATE,
+    ESCALATION_NAMES,
+    NUM_CARDS,
+    PASS,
+    SUIT_GLYPHS,
+    TRUMP_ACTION,
+    card_glyph,
+    from_bits,
+)
+from .rules import Phase
+
+_DOWN = "[##]"
+
+
+def _cards(bits: int) -> str:
+    """Cards of a bit set as glyphs, grouped by suit in id order (C S H D)."""
+    return " ".join(card_glyph(c) for c in from_bits(bits)) or "-"
+
+
+def _pile_lines(piles, down_cards=None) -> tuple[str, str]:
+    """Two lines for five piles: face-up tops, then face-down markers under them.
+
+    ``piles`` is ``[(top or -1, has a face-down card)]``; ``down_cards`` (spectator reveal
+    only) the face-down card ids to show instead of ``[##]``.
+    """
+    tops, downs = [], []
+    for i, (top, has_down) in enumerate(piles):
+        tops.append(f"[{card_glyph(top)}]" if top >= 0 else " .  ")
+        if has_down:
+            downs.append(f"({card_glyph(down_cards[i])})" if down_cards else _DOWN)
+        else:
+            downs.append("")
+    width = max(len(s) for s in tops + downs) + 1
+    return ("".join(s.ljust(width) for s in tops).rstrip(),
+            "".join(s.ljust(width) for s in downs).rstrip())
+
+
+def _crack(level: int, cracker: int, name) -> str:
+    if level == 0:
+        return "no crack (x1)"
+    who = name(cracker if level % 2 == 1 else 1 - cracker)
+    return f"{ESCALATION_NAMES[level - 1]} by {who} (level {level}, x{1 << level})"
+
+
+def _trump(trump: int, chooser: int, name) -> str:
+    if trump < 0:
+        return f"not named yet ({name(chooser)} names it)"
+    return f"{SUIT_GLYPHS[trump]} (named by {name(chooser)})"
+
+
+def _trick_lines(tricks, lead: int, leader: int, current, name) -> list[str]:
+    n = len(tricks)
+    lines = []
+    if tricks:
+        t_leader, led, other, winner = tricks[-1]
+        lines.append(f"Last trick: {name(t_leader)} {card_glyph(led)}, {name(1 - t_leader)} "
+                     f"{card_glyph(other)} -> {name(winner)}")
+    if n < 17:
+        if lead >= 0:
+            lines.append(f"Trick {n + 1}: {name(leader)} led {card_glyph(lead)}")
+        elif current is not None:
+            lines.append(f"Trick {n + 1}: {name(leader)} to lead")
+    return lines
+
+
+def _result_line(result, name) -> str:
+    extra = " Schwarz" if result.schwarz else " Schneider" if result.schneider else ""
+    pts = result.card_points
+    return (f"Hand {result.hand + 1} result: {name(result.winner)} won {pts[result.winner]} to "
+            f"{pts[1 - result.winner]}, level {result.crack_level}{extra}: "
+            f"{result.value} game point(s)")
+
+
+def _header(phase: int, hand_no: int, num_hands: int, current, name) -> str:
+    n = hand_no if phase == Phase.OVER else hand_no + 1
+    extra = " (extra hand: scores tied)" if n > num_hands else ""
+    if current is None:
+        tail = "match over"
+    else:
+        who = name(current)
+        tail = "your turn" if who == "you" else f"{who} to act"
+    return f"=== Widderkopf: hand {n} of {num_hands}{extra} - {Phase(phase).name} - {tail} ==="
+
+
+def render_game(game, reveal: bool = False) -> str:
+    """The whole table as text, for spectators (``reveal`` also shows face-down cards)."""
+    def name(p):
+        return f"player_{p}"
+
+    lines = [_header(game.phase, game.hand_no, game.num_hands, game.current, name),
+             f"Trump: {_trump(game.trump, game.chooser, name)} | "
+             f"{_crack(game.level, game.cracker, name)} | dealer: {name(game.dealer)}",
+             f"Match score: player_0 {game.scores[0]}, player_1 {game.scores[1]}"]
+    for p in (1, 0):
+        piles = [(game.up[i], game.down[i] >= 0) for i in range(5 * p, 5 * p + 5)]
+        tops, downs = _pile_lines(piles, game.down[5 * p:5 * p + 5] if reveal else None)
+        d = game.discard[p]
+        lines += [
+            "",
+            f"{name(p)}  hand ({game.hand[p].bit_count()}): {_cards(game.hand[p])}",
+            f"          piles: {tops}",
+            f"                 {downs}",
+            f"          tricks: {sum(1 for t in game.tricks if t[3] == p)}, card points "
+            f"{game.trick_points[p]} | discard: {card_glyph(d) if d >= 0 else '-'}",
+        ]
+    lines.append("")
+    lines += _trick_lines(game.tricks, game.lead, game.leader, game.current, name)
+    if game.results:
+        lines.append(_result_line(game.results[-1], name))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _action_label(action: int, view) -> str:
+    if action < NUM_CARDS:
+        return card_glyph(action)
+    if action < TRUMP_ACTION + 4:
+        return f"trump {SUIT_GLYPHS[action - TRUMP_ACTION]}"
+    if action == ESCALATE:
+        return ESCALATION_NAMES[view.level] if view.level < 4 else "escalate"
+    if action == PASS:
+        return "pass"
+    return str(action)
+
+
+def legal_moves_text(view) -> str:
+    """``"[3] Q♣  [40] Crack ..."``: the legal moves of a view with their action ids."""
+    return "  ".join(f"[{a}] {_action_label(a, view)}" for a in view.legal_actions())
+
+
+def render_view(view) -> str:
+    """One player's view as text (what the terminal play CLI shows)."""
+    me = view.player
+
+    def name(p):
+        return "you" if p == me else "opponent"
+
+    lines = [_header(view.phase, view.hand_no, view.num_hands, view.current, name),
+             f"Trump: {_trump(view.trump, view.chooser, name)} | "
+             f"{_crack(view.level, view.cracker, name)} | dealer: {name(view.dealer)}",
+             f"Match score: you {view.scores[me]}, opponent {view.scores[1 - me]}"]
+    if view.may_escalate[me] and view.level < 4:
+        lines[-1] += f" | you may still escalate ({ESCALATION_NAMES[view.level]})"
+    o = view.opponent
+    tops, downs = _pile_lines(view.opp_piles)
+    lines += [
+        "",
+        f"Opponent  hand: {view.hand_size_opp} cards",
+        f"          piles: {tops}",
+        f"                 {downs}",
+        f"          tricks: {sum(1 for t in view.tricks if t[3] == o)}, card points "
+        f"{view.trick_points[o]} | discarded: {'yes (hidden)' if view.opp_discarded else 'not yet'}",
+        "",
+    ]
+    lines += _trick_lines(view.tricks, view.lead, view.leader, view.current, name)
+    tops, downs = _pile_lines(view.my_piles)
+    d = view.my_discard
+    lines += [
+        "",
+        f"You       piles: {tops}",
+        f"                 {downs}",
+        f"          hand ({view.hand.bit_count()}): {_cards(view.hand)}",
+        f"          tricks: {sum(1 for t in view.tricks if t[3] == me)}, card points "
+        f"{view.trick_points[me]} | your discard: {card_glyph(d) if d >= 0 else '-'}",
+    ]
+    if view.last_result is not None:
+        lines.append(_result_line(view.last_result, name))
+    if view.legal:
+        lines.append(f"Your move: {legal_moves_text(view)}")
+    return "\n".join(line.rstrip() for line in lines)
