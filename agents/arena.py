@@ -98,9 +98,9 @@ def _make_agent(spec):
 
             _AGENT_CACHE[spec] = load_agent(spec)
         return _AGENT_CACHE[spec]
-    if hasattr(spec, "act"):
+    if hasattr(spec, "act") and not isinstance(spec, type):
         return spec
-    if callable(spec):
+    if callable(spec):  # a factory, e.g. an agent class
         return spec()
     raise TypeError(f"agent spec must be a name, an agent or a factory, got {spec!r}")
 

@@ -1,14 +1,87 @@
-"""HeuristicAgent v1 (scratch; docstring written once the strategy settles)."""
+"""HeuristicAgent: a cheap rule-and-estimate player of Widderkopf (a few us per decision).
+
+It reads only its :class:`~widderkopf_env.view.PlayerView` and is deterministic (ties go
+to the lowest action id), so it needs no seed.
+
+Trump choice (R9)
+    Queens and jacks are trumps whatever is named, so only the suit part of the trump set
+    changes. Each suit T is scored from the chooser's 13 visible cards (hand and own
+    face-up cards, which are playable; face-down cards are unknown): length in T,
+    convex (``-0.12 k + 0.042 k^2``: long suits are worth much more), +0.145 each for
+    the 10 and K of T, -0.175 for the ace of T (a plain ace is a side-suit winner; as a
+    trump it ranks below eight queens and jacks), -0.05 per card of T the opponent shows,
+    and, the biggest term, +0.7 per side suit we are void in and +0.29 per singleton side
+    suit (voids let low trumps ruff). The suit with the best score is named.
+
+Discard (R10)
+    The card goes to the OPPONENT's pile, so every card point counts against it
+    (-0.054 per point), with extra terms: a plain ace -0.134 (it is a winner), a king
+    +0.123 (cheap), a low plain card +0.049, a card that is the last of its suit among
+    our playable cards +0.287 (the void lets us ruff later), the last but one +0.066, and
+    a trump -0.077 - 0.103 x its rank (0 for the 6, 1 for the club queen). So it throws a
+    zero-point card that voids a short suit when it can, never an ace or a high trump, and
+    the Spitzer only if everything else is worse (its extra point counts too). The
+    weights were fitted on self-play outcomes: every candidate was played out.
+
+Cracking (R11)
+    A logistic model estimates the chance of winning the hand from the visible cards:
+    the weighted trump holding (queens highest), plain aces and tens, side-suit voids, the
+    opponent's face-up trumps, seat (see :meth:`HeuristicAgent.win_probability`; fitted
+    on 48,000 self-play hands). It escalates when that chance reaches
+    ``ESCALATE_P[level]``: 0.6 to crack (hands above it won 76% of the time and the
+    crack doubles a positive expectation), then 0.8, 0.9, 0.95, as each escalation
+    of the opponent says their hand is strong too. Passing never loses a later right.
+
+Card play
+    Card counting: the unseen cards (``view.unseen``: the opponent's hand, all face-down
+    cards and the opponent's discard), minus the suits the opponent has shown void in
+    (they did not follow our lead: their hand never gains cards, so that is final). Each
+    such card is in the opponent's hand with probability ``q = their hand size / the
+    number of such cards``. Their face-up cards are certain, and they force them to
+    follow: a plain lead cannot be ruffed by someone showing a card of that suit.
+
+    For each legal card ``c`` we estimate ``p``, its chance to win if led now (0 if the
+    opponent shows a higher card of its class; otherwise the chance they hold none of
+    the higher unseen ones, and for a plain card, when they show none of its suit, not to
+    be void and hold a trump), and ``w``, its chance to win a trick later (plain: ``p``
+    times ``GAMMA``, as ruffs get likelier; trump: ``TRUMP_FLOOR`` (even a low trump can
+    ruff) plus the rest times the chance that no unseen higher trump is theirs, halved
+    for each higher trump they show, as each of those beats it only once). Keeping ``c``
+    is worth
+    ``v = ALPHA (2w - 1) points(c) + w X (+ TRUMP_BONUS for a trump)``.
+
+    Second to play, the trick's outcome is fully decided by our card, so each card is
+    scored exactly: ``+trick points + LEADV`` if it wins (LEADV < 0: being on lead is a
+    liability, as the second player always decides), ``-trick points`` if it loses,
+    minus ``v``. This takes point-rich tricks with the cheapest adequate winner, wins
+    with a point card when it wins anyway (banking it: "smearing"), throws the least
+    valuable card on a trick it cannot or need not win (never an ace on a lost trick),
+    and keeps high trumps for tricks worth them.
+
+    Leading, each card is scored ``p (points + D) - (1 - p) (points + E) - v``: lead
+    cards that cannot be beaten, or cheap cards the opponent gains little from, and keep
+    the cards worth more later (high trumps, guarded tens).
+
+    Playing a face-up card that lies on a face-down one earns ``REVEAL``: the card under
+    it turns over after the trick and becomes playable (more choice, more information).
+
+The constants are class attributes; ``HeuristicAgent(X=8.0)`` overrides one for
+experiments (measured in the duplicate arena, see ``widderkopf-eval``).
+"""
 
 from __future__ import annotations
 
+import math
+
 from widderkopf_env.cards import (
+    ALL_CARDS,
     BEATS,
     ESCALATE,
     FOLLOW,
     NUM_CARDS,
     PASS,
     POINTS,
+    QUEENS_JACKS,
     SPITZER,
     SUIT_MASK,
     TRUMP_ACTION,
@@ -16,86 +89,100 @@ from widderkopf_env.cards import (
     from_bits,
     trump_order,
 )
+from widderkopf_env.rules import ANSWER, DISCARD, PLAY
 
-ALL = (1 << NUM_CARDS) - 1
-PLAY, ANSWER, DISCARD, TRUMP = 2, 3, 1, 0
+TRUMP_ORDER = tuple(trump_order(t) for t in range(4))
 
 
 def _tables():
-    beat, above, cls, pts, power, istrump = [], [], [], [], [], []
+    """Per ``trump * 36 + card``: higher cards of its class, its class (what follows it),
+    its points (+1 for the Spitzer), its power (higher = stronger) and whether it is trump."""
+    above, cls, pts, power, is_trump = [], [], [], [], []
     for t in range(4):
-        order = trump_order(t)
+        order = TRUMP_ORDER[t]
         for c in range(NUM_CARDS):
-            b = sum(1 << o for o in range(NUM_CARDS) if BEATS[t][c * NUM_CARDS + o])
-            beat.append(b)
-            above.append(b & FOLLOW[t][c])
+            beats = sum(1 << o for o in range(NUM_CARDS) if BEATS[t][c * NUM_CARDS + o])
+            above.append(beats & FOLLOW[t][c])
             cls.append(FOLLOW[t][c])
             pts.append(POINTS[c] + (c == SPITZER[t]))
-            tr = c in order
-            istrump.append(tr)
-            power.append(40 - order.index(c) if tr else 9 - c % 9)
-    return (tuple(beat), tuple(above), tuple(cls), tuple(pts), tuple(power), tuple(istrump))
+            is_trump.append(c in order)
+            power.append(40 - order.index(c) if c in order else 9 - c % 9)
+    return tuple(above), tuple(cls), tuple(pts), tuple(power), tuple(is_trump)
 
 
-BEAT, ABOVE, CLASS, PTS, POWER, IS_TRUMP = _tables()
-#: Weight of each trump by its place in the trump order (QC first), for hand strength.
+ABOVE, CLASS, PTS, POWER, IS_TRUMP = _tables()
+ACES, TENS = (sum(1 << (s * 9 + r) for s in range(4)) for r in (0, 1))
+#: Weight of each trump by its place in the trump order (club queen first), for strength.
 TRUMP_WEIGHT = (3.0, 2.7, 2.4, 2.2, 2.0, 1.8, 1.7, 1.6, 1.5, 1.4, 1.2, 1.1, 1.0, 1.0, 1.0)
 TRUMP_W = tuple(
-    {c: TRUMP_WEIGHT[i] for i, c in enumerate(trump_order(t))}.get(c, 0.0)
+    dict(zip(TRUMP_ORDER[t], TRUMP_WEIGHT, strict=True)).get(c, 0.0)
     for t in range(4) for c in range(NUM_CARDS)
 )
+# Discard: score by rank of a plain card (A, 10, K, -, -, 9, 8, 7, 6) and by how many
+# cards of its suit we hold (a discard leaving 0, 1 or 2 others).
+_DISCARD_RANK = (-0.134, 0.039, 0.123, 0.0, 0.0, 0.049, 0.049, 0.049, 0.049)
+_DISCARD_LENGTH = (0.0, 0.287, 0.066, -0.036)
 
 
 class HeuristicAgent:
+    """A deterministic heuristic player; see the module docstring for its strategy."""
+
     name = "heuristic"
 
-    # tunables
-    ALPHA = 0.5  # share of a held card's points counted as at risk / bankable
-    X = 6.0  # points a sure winner is expected to capture later
-    GAMMA = 0.8  # a plain winner's chance decays over time (ruffs)
-    TRUMP_FLOOR = 0.4  # even a low trump can ruff
-    TRUMP_BONUS = 1.0
-    REVEAL = 0.5  # playing a covered face-up card turns a new card over
-    D = 1.0  # what the opponent throws on a trick they cannot win
-    E = 3.0  # what the opponent adds to a trick they win
-    CRACK = True
+    ALPHA = 0.5  #: share of a kept card's points counted as won (w=1) or lost (w=0)
+    X = 6.0  #: points a sure winner is expected to capture later
+    GAMMA = 0.65  #: a plain winner's chance shrinks over the hand (ruffs)
+    TRUMP_FLOOR = 0.25  #: least chance of a trump to win a trick later (it can ruff)
+    TRUMP_SHOWN = 0.5  #: factor on a trump's chance per higher trump the opponent shows
+    TRUMP_BONUS = 2.0  #: extra value of keeping any trump
+    REVEAL = 1.6  #: bonus for playing a face-up card that turns a new card over
+    D = 1.0  #: points the opponent throws on our lead when they cannot beat it
+    E = 3.0  #: points the opponent adds to our lead when they beat it
+    LEADV = -4.0  #: value of winning the trick as second player (we must lead next)
+    CRACK = True  #: escalate at all
+    ESCALATE_P = (0.6, 0.8, 0.9, 0.95)  #: win chance needed to escalate, by crack level
 
-    def __init__(self, seed=None, **params):
-        for k, val in params.items():
-            if not k.isupper() or not hasattr(type(self), k):
-                raise TypeError(f"unknown HeuristicAgent parameter {k!r}")
-            setattr(self, k, val)
+    def __init__(self, seed: int | None = None, **params):
+        for key, value in params.items():
+            if not key.isupper() or not hasattr(HeuristicAgent, key):
+                raise TypeError(f"unknown HeuristicAgent parameter {key!r}")
+            setattr(self, key, value)
 
-    def reset(self, seed=None):
-        pass
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset: the agent is deterministic and keeps no state between calls."""
 
     def act(self, view) -> int:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"player {view.player} has no legal action (not their turn)")
         ph = view.phase
         if ph == PLAY:
-            legal = view.legal
             if legal >> ESCALATE & 1 and self.CRACK and self._escalate(view):
                 return ESCALATE
-            return self._play(view, legal & ALL)
+            return self._play(view, legal & ALL_CARDS)
         if ph == ANSWER:
             return ESCALATE if self.CRACK and self._escalate(view) else PASS
         if ph == DISCARD:
             return self._discard(view)
-        if ph == TRUMP:
-            return TRUMP_ACTION + self._choose_trump(view)
-        raise ValueError(f"player {view.player} has no decision to make (phase {ph})")
+        return TRUMP_ACTION + self._choose_trump(view)
 
     # --- before play --------------------------------------------------------------------
 
     def _choose_trump(self, view) -> int:
         mine = view.hand | view.my_up
+        opp = view.opp_up
+        length = [(mine & SUIT_MASK[u]).bit_count() for u in range(4)]
         best, best_s = 0, -1e9
         for t in range(4):
-            sm = SUIT_MASK[t]
-            s = sum(TRUMP_W[t * 36 + c] for c in from_bits(mine & sm))
-            s -= 0.8 * sum(TRUMP_W[t * 36 + c] for c in from_bits(view.opp_up & sm))
+            k, b = length[t], t * 9
+            s = (-0.12 * k + 0.042 * k * k - 0.175 * (mine >> b & 1)
+                 + 0.145 * ((mine >> (b + 1) & 1) + (mine >> (b + 2) & 1))
+                 - 0.05 * (opp & SUIT_MASK[t]).bit_count()
+                 - 0.035 * ((opp >> b & 1) + (opp >> (b + 1) & 1))
+                 + 0.02 * (view.hand & SUIT_MASK[t]).bit_count())
             for u in range(4):
-                if u != t and not mine & SUIT_MASK[u]:
-                    s += 0.5
+                if u != t:
+                    s += 0.7 if length[u] == 0 else 0.29 if length[u] == 1 else 0.0
             if s > best_s:
                 best, best_s = t, s
         return best
@@ -103,85 +190,87 @@ class HeuristicAgent:
     def _discard(self, view) -> int:
         t = view.trump
         mine = view.hand | view.my_up
-        best, best_cost = -1, 1e9
+        best, best_s = -1, -1e9
         for c in from_bits(view.hand):
             i = t * 36 + c
+            s = -0.054 * PTS[i]
             if IS_TRUMP[i]:
-                cost = 20 + PTS[i] + POWER[i] * 0.1
+                s -= 0.077 + 0.103 * (POWER[i] - 26) / 15
             else:
-                cost = PTS[i] + POWER[i] * 0.1
-                sm = CLASS[i]
-                if ABOVE[i] & ~mine == 0 or c % 9 == 0:
-                    cost += 8  # a boss card of its suit
-                if mine & sm == 1 << c:
-                    cost -= 1.5  # discarding it voids the suit
-            if cost < best_cost:
-                best, best_cost = c, cost
+                s += _DISCARD_RANK[c % 9]
+                k = (mine & CLASS[i]).bit_count()
+                if k < 4:
+                    s += _DISCARD_LENGTH[k]
+                if not ABOVE[i] & ~mine:
+                    s -= 0.06  # the best card of its suit still out
+            if s > best_s:
+                best, best_s = c, s
         return best
 
-    def strength(self, view) -> float:
+    def win_probability(self, view) -> float:
+        """Estimated chance to win the hand from the visible cards (before the first card)."""
         t = view.trump
         mine = view.hand | view.my_up
-        tm = TRUMP_MASK[t]
-        s = sum(TRUMP_W[t * 36 + c] for c in from_bits(mine & tm))
-        s -= sum(TRUMP_W[t * 36 + c] for c in from_bits(view.opp_up & tm))
-        for c in from_bits(mine & ~tm):
-            if c % 9 == 0:
-                s += 1.5
-        return s
+        tm, base = TRUMP_MASK[t], t * 36
+        trw = sum(TRUMP_W[base + c] for c in from_bits(mine & tm))
+        otrw = sum(TRUMP_W[base + c] for c in from_bits(view.opp_up & tm))
+        top = 0  # unbroken run of the highest trumps
+        for c in TRUMP_ORDER[t]:
+            if not mine >> c & 1:
+                break
+            top += 1
+        plain = mine & ~tm
+        voids = sum(1 for u in range(4) if u != t and not mine & SUIT_MASK[u])
+        x = (-4.654 + 0.714 * trw - 0.314 * (mine & tm).bit_count() - 0.064 * otrw
+             + 1.161 * (plain & ACES).bit_count() + 0.397 * (plain & TENS).bit_count()
+             + 0.531 * voids - 0.2 * top - 0.101 * (view.player != view.dealer)
+             - 0.618 * (mine & QUEENS_JACKS).bit_count())
+        return 1.0 / (1.0 + math.exp(-x))
 
     def _escalate(self, view) -> bool:
-        s = self.strength(view)
-        return s >= 14 + 3 * view.level
+        return self.win_probability(view) >= self.ESCALATE_P[view.level]
 
     # --- card play ----------------------------------------------------------------------
 
     def _play(self, view, legal: int) -> int:
-        if legal & (legal - 1) == 0:
+        if legal & (legal - 1) == 0:  # one legal card
             return legal.bit_length() - 1
-        t = view.trump
-        base = t * 36
-        me = view.player
-        void = 0
-        for leader, led, other, _w in view.tricks:
+        t, me = view.trump, view.player
+        base, tm = t * 36, TRUMP_MASK[t]
+        void = 0  # classes the opponent could not follow when we led them
+        for leader, led, other, _winner in view.tricks:
             if leader == me and not FOLLOW[t][led] >> other & 1:
                 void |= FOLLOW[t][led]
-        unseen = view.unseen
-        hidden = unseen & ~void
-        nh = hidden.bit_count()
-        q = min(1.0, view.hand_size_opp / nh) if nh else 0.0
-        nq = 1.0 - q
+        hidden = view.unseen & ~void  # cards that may be in the opponent's hand
+        n = hidden.bit_count()
+        nq = 1.0 - (min(1.0, view.hand_size_opp / n) if n else 0.0)  # P(card not theirs)
         opp_up = view.opp_up
-        tm = TRUMP_MASK[t]
-        if opp_up & tm:
-            p_opp_trump = 1.0
-        else:
-            p_opp_trump = 1.0 - nq ** (hidden & tm).bit_count()
-        covered = view.my_covered
-        lead = view.lead
+        p_opp_trump = 1.0 if opp_up & tm else 1.0 - nq ** (hidden & tm).bit_count()
+        covered, lead = view.my_covered, view.lead
+        alpha, x, gamma, floor = self.ALPHA, self.X, self.GAMMA, self.TRUMP_FLOOR
+        shown_f = self.TRUMP_SHOWN
         best, best_s = -1, -1e9
-        ALPHA, X, GAMMA, FLOOR = self.ALPHA, self.X, self.GAMMA, self.TRUMP_FLOOR
         for c in from_bits(legal):
             i = base + c
-            a = ABOVE[i]
-            trump = IS_TRUMP[i]
-            if opp_up & a:
-                p = 0.0
-            else:
-                p = nq ** (hidden & a).bit_count()
-                if not trump:
-                    f = CLASS[i]
-                    if not opp_up & f:
-                        p *= 1.0 - nq ** (hidden & f).bit_count() * p_opp_trump
+            higher, trump = ABOVE[i], IS_TRUMP[i]
+            shown = opp_up & higher  # their face-up higher cards
+            p = nq ** (hidden & higher).bit_count()  # no unseen higher card is theirs
             if trump:
-                w = p if p > FLOOR else FLOOR
+                w = floor + (1.0 - floor) * p * shown_f ** shown.bit_count()
+                v = self.TRUMP_BONUS
+                if shown:
+                    p = 0.0
             else:
-                w = p * GAMMA
+                if shown:
+                    p = 0.0
+                elif not opp_up & CLASS[i]:  # they show none of the suit: they might ruff
+                    p *= 1.0 - nq ** (hidden & CLASS[i]).bit_count() * p_opp_trump
+                w, v = p * gamma, 0.0
             pc = PTS[i]
-            v = ALPHA * (2 * w - 1) * pc + w * X + (self.TRUMP_BONUS if trump else 0.0)
+            v += alpha * (2 * w - 1) * pc + w * x
             if lead >= 0:
                 pts = PTS[base + lead] + pc
-                s = (pts if BEATS[t][lead * 36 + c] else -pts) - v
+                s = (pts + self.LEADV if BEATS[t][lead * 36 + c] else -pts) - v
             else:
                 s = p * (pc + self.D) - (1 - p) * (pc + self.E) - v
             if covered >> c & 1:

@@ -1,0 +1,162 @@
+"""The two command-line tools: widderkopf-eval (--json) and widderkopf-play (scripted)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from widderkopf_env import Game, parse_card
+from widderkopf_env.agents import HeuristicAgent
+from widderkopf_env.agents.eval_cli import main as eval_main
+from widderkopf_env.agents.play_cli import main as play_main
+from widderkopf_env.agents.play_cli import parse_move
+from widderkopf_env.cards import ESCALATE, PASS, SUITS, TRUMP_ACTION, card_name
+from widderkopf_env.rules import Phase
+
+REQUIRED = {"mean", "ci95", "win_rate", "hands", "seconds"}
+
+
+# --- widderkopf-eval -------------------------------------------------------------------------
+
+def test_eval_json_last_line(capsys):
+    assert eval_main(["heuristic", "random", "--pairs", "10", "--seed", "4", "--workers", "1",
+                      "--json", "--no-progress"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    data = json.loads(last)
+    assert REQUIRED <= set(data)
+    assert data["hands"] == 20 and data["pairs"] == 10 and len(data["ci95"]) == 2
+    assert data["ci95"][0] <= data["mean"] <= data["ci95"][1]
+
+
+def test_eval_hands_counts_both_games_of_a_pair(capsys):
+    eval_main(["random", "heuristic", "--hands", "16", "--seed", "2", "--workers", "1", "--json"])
+    by_hands = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    eval_main(["random", "heuristic", "--pairs", "8", "--seed", "2", "--workers", "2", "--json"])
+    by_pairs = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for d in (by_hands, by_pairs):
+        del d["seconds"], d["workers"]
+    assert by_hands == by_pairs and by_hands["hands"] == 16
+
+
+def test_eval_table_and_errors(capsys):
+    eval_main(["heuristic", "random", "--pairs", "3", "--workers", "1"])
+    assert "A game points per hand" in capsys.readouterr().out
+    for argv in (["heuristic", "nobody"], ["random", "random", "--hands", "5"],
+                 ["random", "random", "--pairs", "0"], ["random", "random", "--pairs", "2",
+                                                        "--hands", "4"]):
+        with pytest.raises(SystemExit) as err:
+            eval_main(argv)
+        assert err.value.code == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+def test_eval_runs_as_a_module():
+    out = subprocess.run(
+        [sys.executable, "-m", "widderkopf_env.agents.eval_cli", "random", "random",
+         "--pairs", "4", "--workers", "1", "--json"],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    assert REQUIRED <= set(json.loads(out.strip().splitlines()[-1]))
+
+
+# --- widderkopf-play -------------------------------------------------------------------------
+
+MOVE_LINE = re.compile(r"\[(\d+)\] ")
+
+
+class ScriptedPlayer(io.StringIO):
+    """A stdin that reads the moves the CLI last printed and answers with the first one,
+    alternately by number, by card name ("10d", "TD", "QC") or suit word; the answers in
+    ``bad`` come first, each before a real move, and must be rejected."""
+
+    def __init__(self, out: io.StringIO, bad=()):
+        super().__init__()
+        self.out, self.bad, self.prompts, self.style = out, list(bad), 0, 0
+
+    def readline(self, *args) -> str:
+        self.prompts += 1
+        if self.bad:
+            return self.bad.pop(0) + "\n"
+        text = self.out.getvalue()
+        moves = [int(m) for m in MOVE_LINE.findall(text.rsplit("Your move:", 1)[1]
+                                                   .splitlines()[0])]
+        cards = [m for m in moves if m < 36]
+        self.style += 1
+        if cards and self.style % 3:
+            name = card_name(cards[-1])
+            return (name.lower() if self.style % 2 else name.replace("10", "T")) + "\n"
+        if moves[0] in range(TRUMP_ACTION, TRUMP_ACTION + 4):
+            return ("hearts", "h", "Clubs", "d")[self.style % 4] + "\n"
+        if ESCALATE in moves and PASS in moves:
+            return "pass\n"
+        return f"{moves[0]}\n"
+
+
+def run_play(argv, bad=()):
+    out = io.StringIO()
+    stdin = ScriptedPlayer(out, bad)
+    assert play_main(argv, stdin=stdin, stdout=out) == 0
+    return out.getvalue(), stdin
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_play_a_whole_hand_against_the_random_bot(seat):
+    text, stdin = run_play(["--opponent", "random", "--seed", "21", "--seat", str(seat)])
+    assert "Hand 1 over" in text and "Match over" in text
+    points = re.search(r"Card points: you (\d+), opponent (\d+)", text)
+    assert int(points[1]) + int(points[2]) == 121  # R17
+    assert text.count("Trick: ") == 17 and "Opponent played" in text
+    assert "Not accepted" not in text
+    assert stdin.prompts >= 8  # at least the discard and one card per trick
+
+
+def test_bad_inputs_are_rejected_and_asked_again():
+    bad = ["", "hello", "99", "42", "ZZ", "10X", "crack around", "help"]
+    text, stdin = run_play(["--opponent", "random", "--seed", "21", "--hands", "2"], bad=bad)
+    assert text.count("Not accepted") == len(bad) - 1  # 'help' is not an error
+    assert "Enter a card" in text  # the help text
+    assert "Hand 2 over" in text and "Match over" in text
+
+
+def test_end_of_input_and_quit_exit_cleanly():
+    out = io.StringIO()
+    assert play_main(["--seed", "1"], stdin=io.StringIO(""), stdout=out) == 0
+    assert out.getvalue().rstrip().endswith("Bye.")
+    out = io.StringIO()
+    assert play_main(["--seed", "1"], stdin=io.StringIO("quit\n"), stdout=out) == 0
+    assert "Bye." in out.getvalue() and "Hand 1 over" not in out.getvalue()
+
+
+def test_play_shows_the_bots_moves_but_not_its_discard():
+    text, _ = run_play(["--opponent", "heuristic", "--seed", "8", "--seat", "1"])
+    assert "Opponent discarded a card (face down)." in text
+    assert re.search(r"Opponent (named trump|played) ", text)
+
+
+def test_parse_move_words_names_and_numbers():
+    game = Game.new(seed=3)  # first decision: trump choice
+    view = game.view(game.current)
+    assert parse_move("hearts", view) == TRUMP_ACTION + SUITS.index("H")
+    assert parse_move(" H ", view) == parse_move("trump h", view) == TRUMP_ACTION + 2
+    assert parse_move(str(TRUMP_ACTION), view) == TRUMP_ACTION
+    with pytest.raises(ValueError, match="trump suit"):
+        parse_move("QC", view)
+    while game.phase != Phase.PLAY:
+        game.apply(HeuristicAgent().act(game.view(game.current)))
+    view = game.view(game.current)
+    card = view.legal_actions()[0]
+    name = card_name(card)
+    assert parse_move(name.lower(), view) == parse_move(name.replace("10", "t"), view) == card
+    assert parse_move("crack", view) == ESCALATE
+    with pytest.raises(ValueError, match="nothing to pass"):
+        parse_move("pass", view)
+    unplayable = next(c for c in range(36) if not (view.playable >> c) & 1)
+    with pytest.raises(ValueError, match="not playable"):
+        parse_move(card_name(unplayable), view)
+    with pytest.raises(ValueError, match="not a move"):
+        parse_move("queen of hearts", view)
+    assert parse_card("td") == parse_card("10D")
