@@ -28,6 +28,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py
 	$(VENV)/bin/python bench/env.py
+	$(VENV)/bin/python bench/agents.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

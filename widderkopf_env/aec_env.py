@@ -111,7 +111,6 @@ import operator
 import warnings
 from dataclasses import fields
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -436,19 +435,9 @@ class raw_env(AECEnv):
     # --- rendering -------------------------------------------------------------------------
 
     def render(self):
-        if self.game is None:
-            raise RuntimeError("reset() must be called before render()")
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use "
-                                  "render_mode='ansi' or 'human'")
-            return None
-        from .render import render_game
+        from .render import render_for_mode
 
-        text = render_game(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_for_mode(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

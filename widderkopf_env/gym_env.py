@@ -174,19 +174,9 @@ class WidderkopfEnv(gymnasium.Env):
         return self._mask.copy()
 
     def render(self):
-        if self.game is None:
-            raise RuntimeError("reset() must be called before render()")
-        if self.render_mode not in self.metadata["render_modes"]:
-            gymnasium.logger.warn(f"render() does nothing with render_mode="
-                                  f"{self.render_mode!r}; use 'ansi' or 'human'")
-            return None
-        from .render import render_game
+        from .render import render_for_mode
 
-        text = render_game(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_for_mode(self.game, self.render_mode)
 
     # --- internals ---------------------------------------------------------------------------
 

@@ -9,6 +9,8 @@ player's legal moves with their action ids. Plain text only: no graphics library
 
 from __future__ import annotations
 
+import warnings
+
 from .cards import (
     ESCALATE,
     ESCALATION_NAMES,
@@ -179,3 +181,20 @@ def render_view(view) -> str:
     if view.legal:
         lines.append(f"Your move: {legal_moves_text(view)}")
     return "\n".join(line.rstrip() for line in lines)
+
+
+def render_for_mode(game, render_mode: str | None, supported=("ansi", "human")):
+    """What an environment's ``render()`` does: the table of :func:`render_game` as a
+    string for ``"ansi"``, printed for ``"human"`` (returning None); for any other mode a
+    warning and None."""
+    if game is None:
+        raise RuntimeError("reset() must be called before render()")
+    if render_mode not in supported:
+        warnings.warn(f"render() does nothing with render_mode={render_mode!r}; "
+                      "use render_mode='ansi' or 'human'", stacklevel=3)
+        return None
+    text = render_game(game)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
