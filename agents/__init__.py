@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from .base import Agent, RandomAgent, reset_agent
 from .heuristic import HeuristicAgent
+from .pimc import PIMCAgent
 
-__all__ = ["AGENTS", "Agent", "HeuristicAgent", "RandomAgent", "load_agent", "reset_agent"]
+__all__ = [
+    "AGENTS", "Agent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "load_agent", "reset_agent",
+]
 
 #: Agents by name: ``name -> factory(seed) -> agent``. Other modules may add entries.
 AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
+    "pimc": PIMCAgent,
 }
 
 

@@ -1,0 +1,180 @@
+"""PIMCAgent: Perfect-Information Monte Carlo search, the strong baseline bot.
+
+At each decision the agent draws worlds consistent with its view (:mod:`.resample`:
+uniform over the deals that agree with everything it has seen, voids included), scores
+every legal action in each world, and picks the action with the best mean score over
+the *same* worlds (common random numbers: the comparison between actions is much less
+noisy than each mean). It reads only its :class:`~widderkopf_env.view.PlayerView`.
+
+Scoring an action in a world
+    - card play with at most ``exact_tricks`` tricks left (the open one included): exact
+      minimax over card points with the perfect-information solver (:mod:`.solver`), all
+      cards of one world sharing a transposition table;
+    - earlier in the hand, and for the trump choice and the discard: the action, then a
+      rollout in which both players are the :class:`~.heuristic.HeuristicAgent` (without
+      escalations) until ``tail_tricks`` tricks are left, then the exact solver.
+
+    The score of a world is its final card points ``x`` (Spitzer and discards included)
+    turned into game points at the current crack level (R18-R19; won or lost, Schneider,
+    Schwarz) plus ``TIE_BREAK * x``, so that among actions worth the same game points the
+    one that takes more card points is preferred (it is also a less noisy signal).
+
+Escalation (R11)
+    ``p``, the share of worlds the agent wins after its best action (as due player) or
+    after passing (as answering player), is its estimated chance to win the hand. It
+    escalates when ``p >= ESCALATE_P[level]``, as the heuristic does with its logistic
+    estimate (each escalation by the opponent says their hand is strong too; the rollouts
+    do not know that, hence the rising thresholds).
+
+Speed and reproducibility
+    The number of worlds per decision is fixed per kind of decision (:attr:`WORLDS`;
+    ``samples=n`` uses ``n`` worlds for every kind), so a seeded agent (``reset(seed)``)
+    is reproducible. ``time_budget`` (seconds) optionally stops drawing worlds once spent
+    (at least ``MIN_WORLDS`` are always scored); that makes decisions depend on the
+    machine's speed, so it is off by default. A single legal action is played at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, from_bits
+from widderkopf_env.rules import ANSWER, DISCARD, PLAY, TRUMP
+
+from .heuristic import HeuristicAgent
+from .resample import Resampler
+from .solver import game_points, solve_actions, solve_value
+
+__all__ = ["PIMCAgent"]
+
+TRICKS = 17
+
+
+class PIMCAgent:
+    """Perfect-Information Monte Carlo search; see the module docstring."""
+
+    name = "pimc"
+
+    #: worlds per decision, by kind: exact endgame, card play with rollouts, discard,
+    #: trump choice, answer to an escalation
+    WORLDS = {"exact": 40, "rollout": 24, "discard": 24, "trump": 32, "answer": 40}
+    TIE_BREAK = 0.02  #: game points per card point in the score (ties, noise)
+    ESCALATE_P = (0.6, 0.8, 0.9, 0.95)  #: estimated win chance needed, by crack level
+    MIN_WORLDS = 4  #: worlds scored even when the time budget is spent
+    PRIOR_Z = None  #: trump and discard: keep the heuristic's choice unless beaten by z SE
+
+    def __init__(self, seed: int | None = None, samples: int | None = None,
+                 time_budget: float | None = None, exact_tricks: int = 6,
+                 tail_tricks: int = 4, crack: bool = True):
+        if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int)
+                                    or samples < 1):
+            raise ValueError(f"samples must be a positive int or None, got {samples!r}")
+        self.samples, self.time_budget = samples, time_budget
+        self.exact_tricks, self.tail_tricks, self.crack = exact_tricks, tail_tricks, crack
+        self.rollout_agent = HeuristicAgent(CRACK=False)
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng.seed(seed)
+
+    # --- the decision ----------------------------------------------------------------------
+
+    def act(self, view) -> int:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"player {view.player} has no legal action (not their turn)")
+        if legal & (legal - 1) == 0:
+            return legal.bit_length() - 1
+        ph = view.phase
+        if ph == PLAY:
+            return self._play(view, legal)
+        if ph == ANSWER:
+            if not self.crack:
+                return PASS
+            p = self._win_chance(view, PASS)
+            return ESCALATE if p >= self.ESCALATE_P[view.level] else PASS
+        if ph == DISCARD:
+            return self._best(view, from_bits(legal), "discard", self._prior(view))[0]
+        if ph == TRUMP:
+            return self._best(view, from_bits(legal), "trump", self._prior(view))[0]
+        raise ValueError(f"unexpected phase {ph!r}")
+
+    def _play(self, view, legal: int) -> int:
+        cards = from_bits(legal & ALL_CARDS)
+        may_escalate = bool(legal >> ESCALATE & 1) and self.crack
+        if len(cards) == 1 and not may_escalate:
+            return cards[0]
+        left = TRICKS - len(view.tricks)
+        kind = "exact" if left <= self.exact_tricks else "rollout"
+        best, p_win = self._best(view, cards, kind)
+        if may_escalate and p_win >= self.ESCALATE_P[view.level]:
+            return ESCALATE
+        return best
+
+    def _n(self, kind: str) -> int:
+        return self.WORLDS[kind] if self.samples is None else self.samples
+
+    def _prior(self, view) -> int | None:
+        """The heuristic's choice, kept unless the worlds clearly favour another action."""
+        return None if self.PRIOR_Z is None else self.rollout_agent.act(view)
+
+    def _best(self, view, actions: list[int], kind: str,
+              prior: int | None = None) -> tuple[int, float]:
+        """The action with the best mean score over the worlds, and the share of worlds
+        the agent wins after it. With a ``prior`` action, the best replaces it only if it
+        scores higher by more than ``PRIOR_Z`` standard errors (paired over worlds)."""
+        me, level, tie = view.player, view.level, self.TIE_BREAK
+        scores = {a: [] for a in actions}
+        wins = dict.fromkeys(actions, 0)
+        for world in self._worlds(view, kind):
+            if kind == "exact":
+                xs = solve_actions(world, {})
+            else:
+                xs = {a: self._rollout(world, a, me) for a in actions}
+            for a in actions:
+                x = xs[a]
+                scores[a].append(game_points(x, level) + tie * x)
+                wins[a] += x >= 61
+        best = max(actions, key=lambda a: (sum(scores[a]), -a))
+        if prior is not None and prior != best:
+            d = [x - y for x, y in zip(scores[best], scores[prior], strict=True)]
+            n = len(d)
+            mean = sum(d) / n
+            var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+            if mean <= self.PRIOR_Z * math.sqrt(var / n):
+                best = prior
+        return best, wins[best] / len(scores[best])
+
+    def _win_chance(self, view, action: int) -> float:
+        me, won, n = view.player, 0, 0
+        for world in self._worlds(view, "answer"):
+            won += self._rollout(world, action, me) >= 61
+            n += 1
+        return won / n
+
+    def _worlds(self, view, kind: str):
+        """Yield worlds for ``view`` (stops early when the time budget is spent)."""
+        sampler, rng = Resampler(view), self._rng
+        n, budget = self._n(kind), self.time_budget
+        t0 = time.perf_counter()
+        for i in range(n):
+            if budget is not None and i >= self.MIN_WORLDS and time.perf_counter() - t0 > budget:
+                return
+            yield sampler.sample(rng)
+
+    # --- scoring in one world -------------------------------------------------------------
+
+    def _rollout(self, world, action: int, me: int) -> int:
+        """Final card points of ``me`` after ``action`` in ``world``: heuristic play by both
+        players until ``tail_tricks`` tricks are left, then exact play."""
+        g = world.clone()
+        g.apply(action)
+        act, tail = self.rollout_agent.act, TRICKS - self.tail_tricks
+        hand_no = g.hand_no
+        while g.hand_no == hand_no and not (g.phase == PLAY and len(g.tricks) >= tail):
+            g.apply(act(g.view(g.current)))
+        if g.hand_no != hand_no:  # the hand ended in the rollout (tail_tricks == 0)
+            return g.results[-1].card_points[me]
+        return solve_value(g, me, {})

@@ -1,0 +1,366 @@
+"""Train a MaskablePPO agent for Widderkopf (``widderkopf-train``).
+
+    widderkopf-train --total-steps 5000000 --out runs/ppo            # vs the heuristic bot
+    widderkopf-train --self-play --out runs/selfplay                  # bots + own snapshots
+    widderkopf-train --out runs/ppo --resume                          # after a kill
+
+The learner is sb3-contrib's ``MaskablePPO`` on the single-agent env
+``gymnasium.make("Widderkopf-v0", opponent=..., seat="random")`` (one hand per episode;
+it plays both seats). Opponents (see :mod:`.opponents`):
+
+- ``--opponent heuristic`` (default) or ``random`` (any :func:`load_agent` spec);
+- ``--self-play``: every ``--snapshot-every`` steps (once the learner may escalate, see
+  ``--crack-after``) the current policy is added to a pool of at most ``--pool-size``
+  snapshots (oldest dropped). Each episode's opponent is the
+  heuristic bot with probability ``--p-heuristic``, the random bot with ``--p-random``,
+  otherwise a snapshot drawn uniformly from the pool (sampling from its policy); while
+  the pool is empty the bots share all episodes in proportion.
+- ``--warmup-random N``: a curriculum: the first N steps against the random bot only.
+- ``--crack-after N``: a curriculum: the learner may not escalate during the first N steps
+  (it learns card play first; its escalation decision starts fresh afterwards).
+
+Every ``--eval-every`` steps the deterministic policy plays ``--eval-pairs`` duplicate
+deal pairs against the heuristic and the random bot (fixed seed, so evaluations are
+comparable); the best by mean game points vs the heuristic is kept as best_model.zip.
+At the end, the final and the best model are evaluated afresh on ``--final-eval-pairs``
+pairs with another seed (the unbiased figures). The output directory holds::
+
+    config.json  tb/  checkpoints/  best_model.zip  final_model.zip  eval_history.json
+    learning_curve.png  summary.json
+
+Why the defaults (from short runs on 2 CPU cores, see ``bench/train.py``):
+
+- ``--policy canonical`` (:mod:`.policies`): the network sees the cards in trump-relative
+  order and asks "escalate?" as a yes/no of its own. After 1M steps it scored -0.24 per
+  hand against the heuristic where SB3's plain ``MlpPolicy`` scored -0.65.
+- ``--crack-after 500000``: a plain learner stops escalating for good early on (its
+  escalate probability fell to ~1e-8 while cracking still lost), and an agent that never
+  cracks cannot beat one that cracks its good hands. Card play first, escalation after.
+- 16 envs in one process (``--vec-env dummy``): the env takes only ~16% of the time, so
+  per-step inter-process traffic costs more than the second core gives: ~3,800 steps/s
+  against ~1,100 for ``SubprocVecEnv`` over 2 envs. ``--torch-threads 2`` gave +20% on an
+  idle machine but made the updates 10x slower while another process held a core.
+- rewards: game points x 0.25 (values up to 64 would otherwise dominate the clipped
+  gradient) plus the env's card-point shaping; ``gamma`` 1 (one hand is ~19 decisions);
+  ``--lr`` 1e-3 decaying linearly to 1e-4.
+
+``--resume`` goes on from the newest complete checkpoint in ``--out`` (see
+:mod:`.checkpoints`); the run's settings come from its config.json, except the run-control
+flags ``--total-steps``, ``--n-envs``, ``--vec-env``, ``--eval-*``,
+``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads`` and
+``--no-progress-bar``, which may be given anew.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from widderkopf_env.agents.arena import default_workers, derive_seed
+
+NET_SIZES = {"small": [64, 64], "medium": [256, 256], "large": [512, 512]}
+# Flags that --resume may change; every other setting is the run's own.
+RUN_CONTROL = {"total_steps", "n_envs", "vec_env", "eval_every", "eval_pairs", "eval_workers",
+               "final_eval_pairs", "checkpoint_every", "keep_checkpoints", "torch_threads",
+               "progress_bar", "resume", "out", "quiet"}
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except empty ones (None, False)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="widderkopf-train", description=__doc__.split("\n\n")[0], formatter_class=_Help)
+    a = p.add_argument
+    a("--total-steps", type=int, default=5_000_000, help="learner decisions to train on")
+    a("--out", type=Path, default=Path("runs/ppo"), help="output directory")
+    a("--resume", action="store_true", help="continue from the newest checkpoint in --out")
+    a("--seed", type=int, default=0, help="seeds the model, the envs and the evaluation deals")
+    g = p.add_argument_group("environment")
+    g.add_argument("--n-envs", type=int, default=16, help="envs stepped in lockstep")
+    g.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
+                   help="dummy: all envs in this process (DummyVecEnv; fastest here, as the "
+                        "env takes only ~16%% of the time: see bench/train.py); subproc: one "
+                        "process per env (SubprocVecEnv)")
+    g.add_argument("--opponent", default="heuristic", help="fixed opponent (load_agent spec)")
+    g.add_argument("--reward-shaping", action=argparse.BooleanOptionalAction, default=True,
+                   help="the env's dense card-point shaping (+-(card point diff)/121 per hand)")
+    g.add_argument("--reward-scale", type=float, default=0.25,
+                   help="rewards are multiplied by this (game points are 1..64)")
+    g.add_argument("--warmup-random", type=int, default=0, metavar="STEPS",
+                   help="curriculum: train against the random bot for the first STEPS")
+    g.add_argument("--crack-after", type=int, default=500_000, metavar="STEPS",
+                   help="curriculum: the learner may not escalate (crack) before STEPS")
+    g = p.add_argument_group("self-play")
+    g.add_argument("--self-play", action="store_true",
+                   help="opponents: the bots mixed with a pool of the learner's snapshots")
+    g.add_argument("--snapshot-every", type=int, default=250_000, metavar="STEPS",
+                   help="add the current policy to the pool every STEPS")
+    g.add_argument("--pool-size", type=int, default=8, help="snapshots kept (0: all)")
+    g.add_argument("--p-heuristic", type=float, default=0.5,
+                   help="share of episodes against the heuristic bot")
+    g.add_argument("--p-random", type=float, default=0.1,
+                   help="share of episodes against the random bot (the rest: the pool)")
+    g = p.add_argument_group("network and PPO")
+    g.add_argument("--net-size", choices=sorted(NET_SIZES), default=None,
+                   help="preset hidden layers: " + ", ".join(
+                       f"{k} {v}" for k, v in NET_SIZES.items()))
+    g.add_argument("--net-arch", default="256,256",
+                   help="hidden layer sizes of the policy and of the value net")
+    g.add_argument("--policy", choices=("canonical", "mlp"), default="canonical",
+                   help="canonical: the MLP sees the cards in trump-relative order "
+                        "(train/policies.py); mlp: SB3's plain MlpPolicy")
+    g.add_argument("--activation", choices=("relu", "tanh"), default="relu")
+    g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    g.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear",
+                   help="linear: decays to 10%% of --lr at --total-steps")
+    g.add_argument("--n-steps", type=int, default=None,
+                   help="rollout steps per env; the default is 8192 / --n-envs (512)")
+    g.add_argument("--batch-size", type=int, default=1024)
+    g.add_argument("--n-epochs", type=int, default=4)
+    g.add_argument("--gamma", type=float, default=1.0)
+    g.add_argument("--gae-lambda", type=float, default=0.95)
+    g.add_argument("--clip-range", type=float, default=0.2)
+    g.add_argument("--ent-coef", type=float, default=0.01)
+    g.add_argument("--vf-coef", type=float, default=0.5)
+    g.add_argument("--max-grad-norm", type=float, default=0.5)
+    g = p.add_argument_group("evaluation and checkpoints")
+    g.add_argument("--eval-every", type=int, default=100_000, metavar="STEPS",
+                   help="0: only at the end")
+    g.add_argument("--eval-pairs", type=int, default=300, help="duplicate deal pairs per opponent")
+    g.add_argument("--eval-workers", type=int, default=default_workers())
+    g.add_argument("--final-eval-pairs", type=int, default=2000,
+                   help="pairs of the final evaluation of the final and the best model")
+    g.add_argument("--checkpoint-every", type=int, default=100_000, metavar="STEPS")
+    g.add_argument("--keep-checkpoints", type=int, default=3, help="0: keep all")
+    g.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads for the gradient updates (rollouts always use 1: "
+                        "their forward passes are too small to share)")
+    g.add_argument("--no-progress-bar", dest="progress_bar", action="store_false")
+    g.add_argument("--quiet", action="store_true", help="print only the summary line")
+    return p
+
+
+def parse_config(argv) -> dict:
+    """The run's settings; with --resume, merged into the run's saved config.json."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    cfg = vars(args)
+    if cfg.pop("net_size") is not None:
+        cfg["net_arch"] = ",".join(map(str, NET_SIZES[args.net_size]))
+    cfg["net_arch"] = [int(x) for x in str(cfg["net_arch"]).split(",") if x.strip()]
+    if cfg["n_steps"] is None:
+        cfg["n_steps"] = max(32, 8192 // max(1, args.n_envs))
+    if args.self_play and args.p_heuristic + args.p_random > 1:
+        parser.error("--p-heuristic + --p-random must be at most 1")
+    if args.resume:
+        saved = args.out / "config.json"
+        if not saved.exists():
+            parser.error(f"--resume: no run in {args.out} (config.json missing)")
+        old = json.loads(saved.read_text())
+        given = {k for k in vars(_given(parser, argv))}
+        ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
+        if ignored:
+            print(f"--resume: keeping the run's own settings; ignoring {ignored}", file=sys.stderr)
+        cfg = {**old, **{k: cfg[k] for k in RUN_CONTROL | {"resume"} if k in given}}
+        cfg["resume"] = True
+    elif (args.out / "config.json").exists():
+        parser.error(f"{args.out} already holds a run: pass --resume to continue it, or "
+                     "choose another --out")
+    cfg["out"] = str(cfg["out"])
+    cfg.setdefault("eval_seed", derive_seed(cfg["seed"], "eval"))
+    cfg.setdefault("final_eval_seed", derive_seed(cfg["seed"], "final-eval"))
+    return cfg
+
+
+def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
+    """Only the options given on the command line."""
+    quiet = argparse.ArgumentParser(add_help=False)
+    for action in parser._actions:
+        if action.option_strings and action.dest != "help":
+            kwargs = {"dest": action.dest, "default": argparse.SUPPRESS}
+            if action.nargs == 0:
+                kwargs["action"] = "store_const"
+                kwargs["const"] = action.const
+            quiet.add_argument(*action.option_strings, **kwargs)
+    return quiet.parse_known_args(argv)[0]
+
+
+def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
+    """A factory for env ``rank``: the single-agent env inside a TrainingWrapper, its
+    opponents drawn as due at ``steps``."""
+    def factory():
+        import gymnasium
+
+        import widderkopf_env  # noqa: F401  (registers Widderkopf-v0)
+
+        from .opponents import OpponentPool, TrainingWrapper, opponent_mix
+
+        pool = OpponentPool(opponent_mix(cfg, steps))
+        env = gymnasium.make("Widderkopf-v0", opponent=pool, seat="random",
+                             reward_shaping=cfg["reward_shaping"], disable_env_checker=True)
+        return TrainingWrapper(env, pool, cfg["reward_scale"], seed=seed + rank)
+    return factory
+
+
+def make_vec_env(cfg: dict, seed: int, steps: int = 0):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [make_env(cfg, i, seed, steps) for i in range(cfg["n_envs"])]
+    if cfg["vec_env"] == "subproc" and len(fns) > 1:
+        return SubprocVecEnv(fns, start_method="fork")
+    return DummyVecEnv(fns)
+
+
+def _schedule(cfg: dict):
+    lr = cfg["lr"]
+    if cfg["lr_schedule"] == "constant":
+        return lr
+    return lambda progress_remaining: lr * (0.1 + 0.9 * progress_remaining)
+
+
+def new_model(cfg: dict, env):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from .policies import CanonicalPolicy
+
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg["activation"]]
+    policy_kwargs = {"net_arch": cfg["net_arch"], "activation_fn": activation}
+    policy = CanonicalPolicy if cfg["policy"] == "canonical" else "MlpPolicy"
+    n_steps = cfg["n_steps"]
+    batch = min(cfg["batch_size"], n_steps * cfg["n_envs"])
+    return MaskablePPO(
+        policy, env, learning_rate=_schedule(cfg), n_steps=n_steps, batch_size=batch,
+        n_epochs=cfg["n_epochs"], gamma=cfg["gamma"], gae_lambda=cfg["gae_lambda"],
+        clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"], vf_coef=cfg["vf_coef"],
+        max_grad_norm=cfg["max_grad_norm"], policy_kwargs=policy_kwargs,
+        tensorboard_log=str(Path(cfg["out"]) / "tb"), seed=cfg["seed"], device="cpu",
+        verbose=0)
+
+
+def main(argv=None) -> dict:
+    """The CLI: train, write summary.json and print it as the last line; returns it."""
+    summary = train(parse_config(argv))
+    print(json.dumps(summary))
+    return summary
+
+
+def train(cfg: dict) -> dict:
+    """Run (or resume) the training run ``cfg`` (from :func:`parse_config`); returns the
+    summary that is also written to summary.json."""
+    out = Path(cfg["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from . import checkpoints
+    from .callbacks import RunCallback, TrainingRun
+    from .evaluation import describe, evaluate, plot_learning_curve
+    from .snapshot import export_policy
+
+    torch.set_num_threads(1)
+    found = checkpoints.latest(out / "checkpoints") if cfg["resume"] else None
+    if cfg["resume"] and found is None:
+        log(f"--resume: no checkpoint in {out / 'checkpoints'} yet; starting afresh")
+    start_steps = 0 if found is None else int(found[1]["steps"])
+    env_seed = cfg["seed"] if found is None else derive_seed(cfg["seed"], "resume", start_steps)
+    vec_env = make_vec_env(cfg, env_seed, start_steps)
+    run = TrainingRun(cfg, out, vec_env, log)
+    if found is None:
+        (out / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+        model = new_model(cfg, vec_env)
+    else:
+        zip_path, state = found
+        model = MaskablePPO.load(zip_path, env=vec_env, device="cpu",
+                                 custom_objects={"tensorboard_log": str(out / "tb")})
+        vec_env.seed(env_seed)  # load() reseeded the envs with the run's first seed
+        run.load_state_dict(state)
+        log(f"resuming from {zip_path.name} at step {start_steps}")
+        cfg_file = dict(json.loads((out / "config.json").read_text()))
+        cfg_file.update({k: cfg[k] for k in RUN_CONTROL if k in cfg})
+        (out / "config.json").write_text(json.dumps(cfg_file, indent=1) + "\n")
+    log(f"training {cfg['total_steps'] - start_steps} steps ({cfg['n_envs']} envs, "
+        f"net {cfg['net_arch']}, opponent "
+        f"{'self-play pool' if cfg['self_play'] else cfg['opponent']}) -> {out}")
+
+    remaining = cfg["total_steps"] - start_steps
+    t_learn = time.perf_counter()
+    if remaining > 0:
+        model.learn(remaining, callback=RunCallback(run), reset_num_timesteps=False,
+                    tb_log_name="ppo", progress_bar=cfg["progress_bar"])
+    learn_seconds = time.perf_counter() - t_learn
+    steps = int(model.num_timesteps)
+    if not run.history or run.history[-1]["steps"] != steps:
+        run.evaluate(model)
+        model.logger.dump(steps)
+    run.checkpoint(model)
+    model.save(out / "final_model.zip")
+    env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
+    wall = run.wall_seconds()
+    trained_now = steps - start_steps
+    vec_env.close()
+
+    log(f"final evaluation ({cfg['final_eval_pairs']} pairs, seed {cfg['final_eval_seed']})")
+    t = time.perf_counter()
+    final = evaluate(export_policy(model), cfg["final_eval_pairs"], cfg["final_eval_seed"],
+                     cfg["eval_workers"])
+    best_path = out / "best_model.zip"
+    best = None
+    if best_path.exists():
+        best_model = MaskablePPO.load(best_path, device="cpu")
+        best = evaluate(export_policy(best_model), cfg["final_eval_pairs"],
+                        cfg["final_eval_seed"], cfg["eval_workers"])
+    final_eval_seconds = time.perf_counter() - t
+    log(f"final model: {describe(final)}")
+    if best is not None:
+        log(f"best model (step {run.best['steps']}): {describe(best)}")
+    plot_learning_curve(run.history, out / "learning_curve.png",
+                        title=f"MaskablePPO, net {cfg['net_arch']}, "
+                              f"{'self-play' if cfg['self_play'] else 'vs ' + cfg['opponent']}",
+                        crack_after=cfg["crack_after"])
+
+    timers = run.timers
+    ppo_seconds = timers.get("rollout", 0.0) + timers.get("train", 0.0)
+    summary = {
+        "steps": steps,
+        "steps_this_session": trained_now,
+        "resumed_from": start_steps if found is not None else None,
+        "wall_seconds": round(wall, 1),
+        # over learn() this session, periodic evaluations and checkpoints included
+        "steps_per_second": round(trained_now / learn_seconds, 1) if learn_seconds > 0 else None,
+        # rollouts and gradient updates only, over the whole run
+        "ppo_steps_per_second": round(steps / ppo_seconds, 1) if ppo_seconds > 0 else None,
+        # time inside the envs' reset/step (opponent included; summed over the envs) / the
+        # time of rollouts and updates
+        "env_share": round(env_seconds / ppo_seconds, 3) if ppo_seconds > 0 else None,
+        "time_split": {k: round(timers.get(k, 0.0), 1)
+                       for k in ("rollout", "train", "eval", "checkpoint")},
+        "env_seconds": round(env_seconds, 1),
+        "n_envs": cfg["n_envs"],
+        "final": final,
+        "best": best,
+        "best_steps": run.best["steps"] if run.best else None,
+        "final_eval_pairs": cfg["final_eval_pairs"],
+        "final_eval_seed": cfg["final_eval_seed"],
+        "final_eval_seconds": round(final_eval_seconds, 1),
+        "evaluations": len(run.history),
+        "out": str(out),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
