@@ -10,6 +10,7 @@ from __future__ import annotations
 from .base import Agent, RandomAgent, reset_agent
 from .heuristic import HeuristicAgent
 from .pimc import PIMCAgent
+from .shipped import ShippedPPOAgent
 
 __all__ = [
     "AGENTS", "Agent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "load_agent", "reset_agent",
@@ -20,6 +21,7 @@ AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "pimc": PIMCAgent,
+    "ppo": ShippedPPOAgent,
 }
 
 

@@ -1,0 +1,42 @@
+"""The PPO policy shipped with the package: ``load_agent("ppo")``.
+
+``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
+``widderkopf-train`` (see README.md, "PPO training", for the run and its measured
+strength). It runs as a numpy forward pass (:class:`~widderkopf_env.train.snapshot.
+PolicySnapshot`), so playing it needs neither torch nor stable-baselines3.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
+
+
+def save_policy(weights: dict, path=POLICY_FILE) -> None:
+    """Write exported actor weights (``train.snapshot.export_policy``) as a small .npz."""
+    arrays = {}
+    for i, (w, b) in enumerate(weights["layers"]):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+    np.savez_compressed(path, activation=np.array(weights["activation"]),
+                        canonical=np.array(bool(weights["canonical"])), **arrays)
+
+
+def load_policy(path=POLICY_FILE) -> dict:
+    """The weights dict that :class:`PolicySnapshot` takes, read from ``path``."""
+    with np.load(path) as data:
+        n = sum(1 for k in data.files if k.startswith("w"))
+        layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+        return {"layers": layers, "activation": str(data["activation"]),
+                "canonical": bool(data["canonical"])}
+
+
+def ShippedPPOAgent(seed: int | None = None):
+    """The shipped policy as an Agent, playing its most probable legal action."""
+    from widderkopf_env.train.snapshot import PolicySnapshot
+
+    if not POLICY_FILE.exists():
+        raise FileNotFoundError(f"the shipped policy {POLICY_FILE} is missing")
+    return PolicySnapshot(load_policy(), deterministic=True, name="ppo", seed=seed)

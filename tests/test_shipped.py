@@ -1,0 +1,41 @@
+"""The PPO policy shipped in the package: ``load_agent("ppo")``."""
+
+import random
+import subprocess
+import sys
+
+from widderkopf_env import Game
+from widderkopf_env.agents import load_agent
+from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+from widderkopf_env.observation import OBS_SIZE
+
+
+def test_shipped_policy_is_small_and_fits_the_observation():
+    assert POLICY_FILE.stat().st_size < 2_000_000
+    weights = load_policy()
+    first, last = weights["layers"][0][0], weights["layers"][-1][0]
+    assert first.shape[1] == OBS_SIZE and last.shape[0] == 42
+
+
+def test_shipped_policy_plays_only_legal_moves():
+    agent = load_agent("ppo")
+    rng = random.Random(0)
+    for seed in range(60):
+        g = Game.new(seed=seed)
+        ppo_seat = seed % 2
+        while not g.is_over:
+            p = g.current_player
+            a = agent.act(g.view(p)) if p == ppo_seat else rng.choice(g.legal_actions())
+            assert a in g.legal_actions()
+            g.apply(a)
+
+
+def test_shipped_policy_needs_no_torch():
+    code = ("import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
+            "from widderkopf_env import Game\n"
+            "from widderkopf_env.agents import load_agent\n"
+            "g = Game.new(seed=1); a = load_agent('ppo')\n"
+            "while not g.is_over: g.apply(a.act(g.view(g.current_player)))\n"
+            "print('ok', g.results[-1].value)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("ok"), out.stderr
