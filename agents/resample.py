@@ -38,7 +38,9 @@ The world
     game (the pile a lead came from, whose face-down card turns over after the trick
     (R14), is the leader's pile showing no top over a face-down card). A world is a
     search state, not a record: ``history`` is empty and ``deals`` holds no past deals,
-    so ``to_json`` does not apply; later hands of a match are dealt from a fresh seed.
+    so ``to_json`` does not apply; ``initial_scores`` are the scores before this hand, so
+    ``returns()`` counts from its start; a later hand of the match would be dealt from
+    seed 0 (a world is meant for searching the current hand).
 
     The view does not say which played cards came from which pile (nor which were in
     the hand). That is public knowledge (both players saw it happen) but it is not

@@ -300,6 +300,13 @@ def test_pimc_cracks_a_monster_and_passes_with_a_weak_hand():
     assert pimc.act(game.view(0)) == PASS
 
 
+def test_a_time_budget_still_scores_a_few_worlds_and_stays_legal():
+    pimc = PIMCAgent(seed=0, time_budget=0.0)
+    for game, p in itertools.islice(positions(2, seed=11), 0, None, 3):
+        view = game.view(p)
+        assert pimc.act(view) in view.legal_actions()
+
+
 def test_load_agent_pimc():
     assert AGENTS["pimc"] is PIMCAgent
     agent = load_agent("pimc", seed=4)
