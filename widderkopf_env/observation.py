@@ -10,8 +10,9 @@ observing player ("my", "opp"), not to absolute seats, so one policy can play bo
 seats. Card pieces have one entry per card id (``suit * 9 + rank``, suits C S H D,
 ranks A 10 K Q J 9 8 7 6; see :mod:`widderkopf_env.cards`). All entries lie in [0, 1].
 
-Speed: every 0/1 entry is a bit of one Python int, turned into floats with one
-``np.unpackbits``; the 9 scaled entries are then written with one ``struct.pack_into``.
+Speed: every 0/1 entry is a bit of one Python int, turned into floats by one table
+look-up per byte (``np.take``); the 9 scaled entries are then written with one
+``struct.pack_into``.
 """
 
 from __future__ import annotations
@@ -133,7 +134,10 @@ if ([n for n, _, _ in PIECES[-len(_SCALED):]] != list(_SCALED)
                          "entries trick_points .. hands_left")
 _PACK_SCALARS = struct.Struct(f"<{_N_SCALED}f")
 _ALL36 = (1 << 36) - 1
-_U8, _F32, _I8 = np.dtype(np.uint8), np.dtype(np.float32), np.dtype(np.int8)
+_U8, _I8 = np.dtype(np.uint8), np.dtype(np.int8)
+#: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                           bitorder="little").astype(np.float32)
 # Entry i of the vector is bit i of one int, written little-endian and unpacked with
 # bitorder "little" (passed positionally: parsing the keyword costs more than unpacking).
 _NBYTES = (OBS_SIZE + 7) // 8
@@ -184,9 +188,9 @@ def _encode(v, nbytes: int, mask: int) -> tuple[np.ndarray, np.ndarray]:
         x |= 1 << (_DISCARD + discard)
     if lead >= 0:
         x |= 1 << (_LEAD + lead)
-    flat = np.unpackbits(np.frombuffer(x.to_bytes(nbytes, "little"), _U8), None, None,
-                         "little")
-    out = flat[:OBS_SIZE].astype(_F32)
+    # one row of _BYTE_BITS per byte: the float32 bits of the whole vector in one take
+    flat = _BYTE_BITS.take(np.frombuffer(x.to_bytes(nbytes, "little"), _U8), 0).reshape(-1)
+    out = flat[:OBS_SIZE]
     tp, scores = v.trick_points, v.scores
     s, t = scores[p], scores[o]
     _PACK_SCALARS.pack_into(
@@ -215,4 +219,4 @@ def action_mask(view) -> np.ndarray:
 def encode_with_mask(view) -> tuple[np.ndarray, np.ndarray]:
     """``(encode(view), action_mask(view))`` in one pass (what the environments use)."""
     out, flat = _encode(view, _BOTH_BYTES, view.legal)
-    return out, flat[OBS_SIZE:_MASK_END].view(_I8)
+    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
