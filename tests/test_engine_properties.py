@@ -91,6 +91,7 @@ def test_engine_matches_reference_on_random_games():
     """Same player to act, same legal actions at every step, same trick winners, card
     points, winner and game value, over thousands of random hands."""
     games = 2500
+    compared = 0
     for i in range(games):
         rng = random.Random(i)
         scores = (rng.randrange(4), rng.randrange(4))
@@ -106,7 +107,10 @@ def test_engine_matches_reference_on_random_games():
             ref.apply(a)
         r = g.results[0]
         assert ref.is_over()
-        assert [t[3] for t in g.tricks if True] == ref.trick_winners() or len(g.results) == 1
+        if g.is_over:  # (a tied match plays on and the live state moves to the next hand)
+            assert [t[3] for t in g.tricks] == ref.trick_winners(), f"game {i}"
+            compared += 1
         assert r.card_points == tuple(ref.card_points())
         assert (r.winner, r.value, r.crack_level) == (ref.winner(), ref.game_value(),
                                                       ref.crack_level())
+    assert compared > games // 2  # trick winners were compared in most games
