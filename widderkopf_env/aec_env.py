@@ -183,6 +183,44 @@ def illegal_penalty(game: Game, illegal_reward, reward_shaping: bool) -> float:
     return -float((MAX_HAND_VALUE + (2 if reward_shaping else 0)) * hands_left)
 
 
+class RewardLedger:
+    """player_0's reward for each move applied to one game (player_1 gets its negative).
+
+    When a hand ends: its game points (R19). With ``shaping``, also the card-point
+    difference /121 whenever it changes (after a trick), and at the hand's end what is
+    left of the final difference (the discards and the Spitzer). Both envs settle every
+    applied move here, so they pay the same rewards.
+    """
+
+    __slots__ = ("shaping", "_results", "_shaped")
+
+    def __init__(self, shaping: bool):
+        self.shaping = shaping
+        self._results = 0  # hands settled so far
+        self._shaped = 0  # card-point difference paid so far in this hand
+
+    def settle(self, game: Game) -> tuple[float, HandResult | None]:
+        """``(reward, result)`` for the move just applied: ``result`` is the
+        :class:`HandResult` of the hand it ended, else None."""
+        if len(game.results) != self._results:
+            self._results += 1
+            result = game.results[-1]
+            x = float(result.value if result.winner == 0 else -result.value)
+            if self.shaping:
+                cp = result.card_points
+                x += (cp[0] - cp[1] - self._shaped) / 121.0
+                self._shaped = 0
+            return x, result
+        if self.shaping:
+            tp = game.trick_points
+            diff = tp[0] - tp[1]
+            if diff != self._shaped:
+                x = (diff - self._shaped) / 121.0
+                self._shaped = diff
+                return x, None
+        return 0.0, None
+
+
 def check_action(action) -> int:
     """``action`` as an int in 0..41, or IllegalActionError (a ValueError)."""
     if type(action) is not int:
@@ -296,8 +334,7 @@ class raw_env(AECEnv):
         self.agent_selection = AGENTS[game.current]
         self._dirty = False
         self._over = False
-        self._n_results = 0
-        self._shaped = 0  # player_0's shaping paid so far this hand, in card points
+        self._ledger = RewardLedger(self.reward_shaping)
         self._has_updated = True
 
     def observe(self, agent):
@@ -357,14 +394,12 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:  # rewards or infos left from a previous step
             self._clean(agent)
-        if len(game.results) != self._n_results:
-            self._hand_over(game.results[-1])
-        elif self.reward_shaping:
-            tp = game.trick_points
-            diff = tp[0] - tp[1]
-            if diff != self._shaped:
-                self._pay((diff - self._shaped) / 121.0)
-                self._shaped = diff
+        x, result = self._ledger.settle(game)
+        if result is not None:
+            self._pay(x)
+            self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
+        elif x:
+            self._pay(x)
         current = game.current
         if current is not None:
             self.agent_selection = AGENTS[current]
@@ -392,16 +427,6 @@ class raw_env(AECEnv):
         cum["player_0"] += x
         cum["player_1"] -= x
         self._dirty = True
-
-    def _hand_over(self, result) -> None:
-        self._n_results += 1
-        x = float(result.value if result.winner == 0 else -result.value)
-        if self.reward_shaping:
-            cp = result.card_points
-            x += (cp[0] - cp[1] - self._shaped) / 121.0
-            self._shaped = 0
-        self._pay(x)
-        self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
 
     def _illegal(self, agent: str, action: int) -> None:
         game = self.game

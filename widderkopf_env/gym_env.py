@@ -85,7 +85,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import AGENTS, check_action, check_settings, hand_info, illegal_penalty, new_game
+from .aec_env import (
+    AGENTS,
+    RewardLedger,
+    check_action,
+    check_settings,
+    hand_info,
+    illegal_penalty,
+    new_game,
+)
 from .agents import load_agent, reset_agent
 from .cards import NUM_ACTIONS
 from .observation import OBS_SIZE, encode_with_mask
@@ -136,7 +144,7 @@ class WidderkopfEnv(gymnasium.Env):
         seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
         reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
         self.game, self.seat, self._over = game, seat, False
-        self._n_results, self._shaped = 0, 0
+        self._ledger = RewardLedger(self.reward_shaping)
         self._info = {"seat": AGENTS[seat]}
         self._play_opponent()
         info, self._info = self._info, None
@@ -205,22 +213,7 @@ class WidderkopfEnv(gymnasium.Env):
 
     def _settle(self) -> float:
         """player_0's reward for the move just applied (game points and shaping)."""
-        game = self.game
-        if len(game.results) != self._n_results:
-            self._n_results += 1
-            result = game.results[-1]
-            x = float(result.value if result.winner == 0 else -result.value)
-            if self.reward_shaping:
-                cp = result.card_points
-                x += (cp[0] - cp[1] - self._shaped) / 121.0
-                self._shaped = 0
+        x, result = self._ledger.settle(self.game)
+        if result is not None:
             self._info.update(hand_info(result))
-            return x
-        if self.reward_shaping:
-            tp = game.trick_points
-            diff = tp[0] - tp[1]
-            if diff != self._shaped:
-                x = (diff - self._shaped) / 121.0
-                self._shaped = diff
-                return x
-        return 0.0
+        return x
