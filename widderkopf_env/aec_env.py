@@ -107,7 +107,6 @@ who names trumps, R9). A bad option raises `ValueError` and leaves the env as it
 
 from __future__ import annotations
 
-import operator
 import warnings
 from dataclasses import fields
 
@@ -119,7 +118,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 
 from .cards import NUM_ACTIONS
 from .observation import OBS_SIZE, encode_with_mask
-from .rules import Game, HandResult, IllegalActionError, parse_player
+from .rules import Game, HandResult, IllegalActionError, as_action_id, parse_player
 from .view import PlayerView
 
 AGENTS = ("player_0", "player_1")
@@ -224,13 +223,7 @@ class RewardLedger:
 def check_action(action) -> int:
     """``action`` as an int in 0..41, or IllegalActionError (a ValueError)."""
     if type(action) is not int:
-        if isinstance(action, bool):
-            value = None
-        else:
-            try:
-                value = operator.index(action)
-            except TypeError:
-                value = None
+        value = as_action_id(action)
         if value is None:
             raise IllegalActionError(
                 f"action must be an integer action id in 0..41, got "

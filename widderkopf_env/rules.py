@@ -79,6 +79,17 @@ class HandResult:
     scores: tuple[int, int]  #: match scores after this hand
 
 
+def as_action_id(action) -> int | None:
+    """``action`` as a Python int if it is an integer (numpy integers included, bools not),
+    else None. Range and legality are checked elsewhere."""
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
+
+
 def parse_player(player) -> int:
     """0, 1, ``'player_0'`` or ``'player_1'`` -> 0 or 1."""
     if player in (0, 1, "player_0", "player_1") and not isinstance(player, bool):
@@ -390,11 +401,9 @@ class Game:
             self.phase, self.current = DISCARD, 1 - self.dealer
 
     def _coerce(self, action, mask: int) -> int:
-        if not isinstance(action, bool):
-            try:
-                return operator.index(action)
-            except TypeError:
-                pass
+        value = as_action_id(action)
+        if value is not None:
+            return value
         raise IllegalActionError(
             f"action must be an integer action id, got {type(action).__name__} {action!r}; "
             f"legal now ({Phase(self.phase).name}): {_describe(mask)}",
