@@ -19,6 +19,8 @@ from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, run_duplicate
 
+from .evaluation import evaluate
+
 OPPONENTS = ("random", "heuristic")
 
 
@@ -28,17 +30,11 @@ def _fmt(mean: float, ci) -> str:
 
 def shipped_results(pairs: int, seed: int, workers: int):
     """The shipped policy's results per opponent, or a reason why there are none."""
-    from widderkopf_env.agents import load_agent
+    from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
 
-    try:
-        load_agent("ppo")
-    except (ValueError, FileNotFoundError, ImportError) as err:
-        return None, f"no shipped policy: load_agent('ppo') failed ({err})"
-    out = {}
-    for opp in OPPONENTS:
-        r = run_duplicate("ppo", opp, pairs, seed=seed, workers=workers, progress=False)
-        out[opp] = {"mean": r.mean, "ci95": r.ci95}
-    return out, None
+    if not POLICY_FILE.exists():
+        return None, f"no shipped policy: {POLICY_FILE} is missing"
+    return evaluate(load_policy(), pairs, seed, workers, opponents=OPPONENTS), None
 
 
 def main(argv=None) -> int:
