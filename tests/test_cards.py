@@ -1,6 +1,7 @@
 """Card ids, names, trump order and points (R1-R5)."""
 
 import pytest
+from helpers import ids
 
 from widderkopf_env import action_name, card_glyph, card_name, from_bits, parse_card, to_bits
 from widderkopf_env.cards import (
@@ -46,7 +47,7 @@ def test_r2_trump_order_for_each_suit():
 
 
 def test_r2_r3_queens_and_jacks_are_trumps_never_plain():
-    assert from_bits(QUEENS_JACKS) == ids_of("QC JC QS JS QH JH QD JD")
+    assert from_bits(QUEENS_JACKS) == ids("QC JC QS JS QH JH QD JD")
     for s in range(4):
         assert SUIT_MASK[s].bit_count() == 7
         assert SUIT_MASK[s] & QUEENS_JACKS == 0
@@ -81,7 +82,3 @@ def test_action_names():
         "AC", "6D", "trump C", "trump D", "escalate", "pass"]
     with pytest.raises(ValueError):
         action_name(42)
-
-
-def ids_of(text: str) -> list[int]:
-    return sorted(parse_card(n) for n in text.split())
