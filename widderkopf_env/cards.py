@@ -85,10 +85,11 @@ FOLLOW: tuple[tuple[int, ...], ...] = tuple(
 
 
 def _beats_table(trump: int) -> bytes:
+    power = [_power(trump, card) for card in range(NUM_CARDS)]
     table = bytearray(NUM_CARDS * NUM_CARDS)
     for led in range(NUM_CARDS):
         for other in range(NUM_CARDS):
-            p_led, p_other = _power(trump, led), _power(trump, other)
+            p_led, p_other = power[led], power[other]
             if p_led >= 100 or p_other >= 100:
                 wins = p_other > p_led
             else:
@@ -152,10 +153,18 @@ def to_bits(cards: Iterable[int]) -> int:
 
 # Bits -> sorted ids through four 12-bit lookup tables: one table read per 12 bits.
 _CHUNK = 12
-_TABLES = tuple(
-    tuple(tuple(base + i for i in range(_CHUNK) if (m >> i) & 1) for m in range(1 << _CHUNK))
-    for base in (0, 12, 24, 36)
-)
+
+
+def _ids_table(base: int) -> tuple[tuple[int, ...], ...]:
+    """Entry ``m``: the sorted ids ``base + i`` of the set bits ``i`` of ``m``, each built
+    from the entry without its lowest bit (cheap at import)."""
+    table = [()] * (1 << _CHUNK)
+    for m in range(1, 1 << _CHUNK):
+        table[m] = (base + (m & -m).bit_length() - 1,) + table[m & (m - 1)]
+    return tuple(table)
+
+
+_TABLES = tuple(_ids_table(base) for base in (0, 12, 24, 36))
 _T0, _T1, _T2, _T3 = _TABLES
 #: The four lookup tables behind :func:`from_bits` (for inlining in hot loops).
 ID_TABLES = _TABLES
