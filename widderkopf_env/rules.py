@@ -318,6 +318,13 @@ class Game:
             return False
         return level == 0 or player == (self.cracker if level % 2 == 0 else 1 - self.cracker)
 
+    def escalation_rights(self) -> tuple[bool, bool]:
+        """``(may_escalate(0), may_escalate(1))``."""
+        played = self.played
+        if played[0] and played[1]:  # from the second trick on nobody may escalate (R11)
+            return (False, False)
+        return (self.may_escalate(0), self.may_escalate(1))
+
     def _compute_legal(self) -> int:
         ph = self.phase
         if ph == PLAY:

@@ -53,11 +53,7 @@ class PlayerView:
         v.hand_no, v.num_hands, v.scores = game.hand_no, game.num_hands, tuple(game.scores)
         v.dealer, v.chooser, v.trump = game.dealer, game.chooser, game.trump
         v.level, v.cracker, v.recracker = game.level, game.cracker, game.recracker
-        played = game.played
-        if played[0] and played[1]:  # from the second trick on nobody may escalate (R11)
-            v.may_escalate = (False, False)
-        else:
-            v.may_escalate = (game.may_escalate(0), game.may_escalate(1))
+        v.may_escalate = game.escalation_rights()
         v.hand = game.hand[player]
         v.hand_size_opp = game.hand[o].bit_count()  # a count only: how many, not which
         v.my_up, v.opp_up = game.upbits[player], game.upbits[o]
@@ -68,7 +64,7 @@ class PlayerView:
         piles1 = ((u5, d5 >= 0), (u6, d6 >= 0), (u7, d7 >= 0), (u8, d8 >= 0), (u9, d9 >= 0))
         v.my_piles, v.opp_piles = (piles0, piles1) if player == 0 else (piles1, piles0)
         v.my_discard, v.opp_discarded = game.discard[player], game.discard[o] >= 0
-        v.played, v.won = tuple(played), tuple(game.won)
+        v.played, v.won = tuple(game.played), tuple(game.won)
         v.trick_points = tuple(game.trick_points)
         v.lead, v.leader, v.tricks = game.lead, game.leader, tuple(game.tricks)
         v.legal = game.legal_mask if game.current == player else 0
