@@ -22,6 +22,16 @@ import time
 import types
 
 
+class _PygameStub(types.ModuleType):
+    """Stands in for pygame in PettingZoo's classic envs, which import it at module top
+    (and name ``pygame.Surface`` in annotations) but only use it to draw."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _PygameStub(f"{self.__name__}.{name}")
+
+
 def aec_us_per_decision(make, games: int, seed: int = 0) -> float:
     env = make()
     env.reset(seed=seed)
@@ -88,10 +98,10 @@ def main(argv=None) -> None:
     try:
         import pygame  # noqa: F401
     except ImportError:
-        # connect_four imports pygame at module top but only uses it to draw; a stub
-        # lets it run headless without changing what is timed.
-        sys.modules["pygame"] = types.ModuleType("pygame")
-        notes.append("pygame is not installed: connect_four_v3 ran with a stub pygame "
+        # the classic envs import pygame at module top but only use it to draw; a stub
+        # lets them run headless without changing what is timed.
+        sys.modules["pygame"] = _PygameStub("pygame")
+        notes.append("pygame is not installed: the PettingZoo envs ran with a stub pygame "
                      "module (it is only used for drawing)")
     from pettingzoo.classic import connect_four_v3
 

@@ -16,8 +16,10 @@ from widderkopf_env.observation import (
     OBS_SIZE,
     OFFSETS,
     PIECES,
+    _ViewSource,
     action_mask,
     encode,
+    encode_game,
     encode_with_mask,
     observation_table_markdown,
     offsets,
@@ -310,3 +312,73 @@ def test_encoder_reads_only_the_view():
     for field in PlayerView.__slots__:
         setattr(bare, field, getattr(view, field))
     np.testing.assert_array_equal(encode(bare), encode(view))
+
+
+
+# --- the envs' path: encode_game on the live game -------------------------------------------
+
+def test_game_path_equals_view_path_at_every_position():
+    """encode_game(game) == encode_with_mask(view) for both players at every position.
+
+    The view path feeds the encoder a stand-in with made-up cards where the game has
+    hidden ones, so agreement means the encoder used nothing the view does not have.
+    """
+    rng = random.Random(3)
+    positions = tiebreaks = overs = 0
+    for i in range(120):
+        game = Game.new(seed=500 + i, num_hands=rng.choice([1, 2, 3]))
+        while True:
+            for p in (0, 1):
+                obs, mask = encode_game(game, p)
+                ref_obs, ref_mask = encode_with_mask(game.view(p))
+                np.testing.assert_array_equal(obs, ref_obs)
+                np.testing.assert_array_equal(mask, ref_mask)
+                assert obs.dtype == np.float32 and mask.dtype == np.int8
+                positions += 1
+            tiebreaks += game.hand_no >= game.num_hands and not game.is_over
+            if game.is_over:
+                overs += 1
+                break
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+    assert positions > 10_000 and tiebreaks > 0 and overs == 120
+
+
+def test_view_stand_in_holds_no_hidden_card():
+    game = Game.new(seed=21)
+    for _ in range(3):  # trumps, then both discards
+        game.apply(game.legal_actions()[-1])
+    for p in (0, 1):
+        o = 1 - p
+        src = _ViewSource(game.view(p))
+        assert src.hand[p] == game.hand[p] and src.discard[p] == game.discard[p]
+        assert src.hand[o] == (1 << 7) - 1 != game.hand[o]  # made-up cards: a count only
+        assert src.discard[o] == 0 and game.discard[o] > 0  # a flag only
+        assert not any(hasattr(src, f) for f in ("down", "up", "deals", "history", "seed"))
+
+
+def test_path_comparison_catches_an_encoder_reading_hidden_cards():
+    """The check above has teeth: an encoder that peeks at the opponent's hand (here it
+    writes it into the ``unseen`` piece) gives different arrays on the two paths."""
+
+    def leaky(game, p):
+        obs, _ = encode_game(game, p)
+        hand = game.hand[1 - p]
+        piece(obs, "unseen")[:] = [(hand >> c) & 1 for c in range(36)]
+        return obs
+
+    game = Game.new(seed=4)
+    assert not np.array_equal(leaky(game, 0), leaky(_ViewSource(game.view(0)), 0))
+
+
+def test_over_flag_clears_mask_and_legal_cards_only():
+    game = Game.new(seed=8)
+    game.apply(game.legal_actions()[0])  # trumps named: the next player discards a card
+    p = game.current
+    obs, mask = encode_game(game, p, over=True)
+    live_obs, live_mask = encode_game(game, p)
+    assert live_mask.any() and piece(live_obs, "legal_cards").any()
+    assert not mask.any() and not piece(obs, "legal_cards").any()
+    start, size = OFFSETS["legal_cards"]
+    keep = np.r_[0:start, start + size:OBS_SIZE]
+    np.testing.assert_array_equal(obs[keep], live_obs[keep])

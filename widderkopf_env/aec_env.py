@@ -114,10 +114,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env import AECIterable
 
 from .cards import NUM_ACTIONS
-from .observation import OBS_SIZE, encode_with_mask
+from .observation import OBS_SIZE, encode_game
 from .rules import Game, HandResult, IllegalActionError, as_action_id, parse_player
 from .view import PlayerView
 
@@ -146,7 +146,8 @@ def check_settings(num_hands, reward_shaping, illegal_action, illegal_reward) ->
 
 def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
     """A match for ``reset``: its seed is drawn from ``rng``; ``options`` as documented."""
-    options = {} if options is None else options
+    if options is None:  # the common case, kept short
+        return Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=num_hands)
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
     unknown = sorted(set(options) - _OPTIONS)
@@ -191,18 +192,20 @@ class RewardLedger:
     applied move here, so they pay the same rewards.
     """
 
-    __slots__ = ("shaping", "_results", "_shaped")
+    __slots__ = ("shaping", "hands", "_shaped")
 
     def __init__(self, shaping: bool):
         self.shaping = shaping
-        self._results = 0  # hands settled so far
+        #: Hands settled so far: without shaping, :meth:`settle` pays nothing while
+        #: ``len(game.results) == hands`` (the envs skip the call then).
+        self.hands = 0
         self._shaped = 0  # card-point difference paid so far in this hand
 
     def settle(self, game: Game) -> tuple[float, HandResult | None]:
         """``(reward, result)`` for the move just applied: ``result`` is the
         :class:`HandResult` of the hand it ended, else None."""
-        if len(game.results) != self._results:
-            self._results += 1
+        if len(game.results) != self.hands:
+            self.hands += 1
             result = game.results[-1]
             x = float(result.value if result.winner == 0 else -result.value)
             if self.shaping:
@@ -236,23 +239,21 @@ def check_action(action) -> int:
 
 # --- the AEC environment -------------------------------------------------------------------
 
-class _OrderedIter(AECIterator):
-    """``agent_iter`` that insists on a ``step()`` between two agents (as OrderEnforcing)."""
-
-    def __next__(self):
-        env = self.env
-        if not env.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        if not env._has_updated:
-            raise RuntimeError("call step() (or reset()) in each iteration of agent_iter()")
-        env._has_updated = False
-        self.iters_til_term -= 1
-        return env.agent_selection
-
-
 class _OrderedIterable(AECIterable):
+    """``agent_iter``: insists on a ``step()`` between two agents (as OrderEnforcing).
+
+    The iterator is a generator (cheaper per decision than a class with ``__next__``);
+    once it has raised, it is finished.
+    """
+
     def __iter__(self):
-        return _OrderedIter(self.env, self.max_iter)
+        env, left = self.env, self.max_iter
+        while env.agents and left > 0:
+            if not env._has_updated:
+                raise RuntimeError("call step() (or reset()) in each iteration of agent_iter()")
+            env._has_updated = False
+            left -= 1
+            yield env.agent_selection
 
 
 class raw_env(AECEnv):
@@ -311,12 +312,15 @@ class raw_env(AECEnv):
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)
-        state = rng.bit_generator.state
-        try:
-            game = new_game(rng, self.num_hands, options)
-        except ValueError:
-            rng.bit_generator.state = state  # a bad option changes nothing, not even the rng
-            raise
+        if options is None:  # nothing can be wrong
+            game = new_game(rng, self.num_hands, None)
+        else:
+            state = rng.bit_generator.state
+            try:
+                game = new_game(rng, self.num_hands, options)
+            except ValueError:
+                rng.bit_generator.state = state  # a bad option changes nothing, not the rng
+                raise
         self.np_random, self.np_random_seed, self.game = rng, rng_seed, game
         self.agents = list(AGENTS)
         self.rewards = {"player_0": 0.0, "player_1": 0.0}
@@ -337,10 +341,7 @@ class raw_env(AECEnv):
         player = _INDEX.get(agent)
         if player is None:
             raise ValueError(f"unknown agent {agent!r}; agents are 'player_0', 'player_1'")
-        view = PlayerView.of(game, player)
-        if self._over:
-            view.legal = 0
-        obs, mask = encode_with_mask(view)
+        obs, mask = encode_game(game, player, self._over)
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):
@@ -351,10 +352,7 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         obs = None
         if observe:  # observe(agent), inlined: this runs at every decision
-            view = PlayerView.of(game, _INDEX[agent])
-            if self._over:
-                view.legal = 0
-            obs, mask = encode_with_mask(view)
+            obs, mask = encode_game(game, _INDEX[agent], self._over)
             obs = {"observation": obs, "action_mask": mask}
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
@@ -387,12 +385,14 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:  # rewards or infos left from a previous step
             self._clean(agent)
-        x, result = self._ledger.settle(game)
-        if result is not None:
-            self._pay(x)
-            self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
-        elif x:
-            self._pay(x)
+        ledger = self._ledger
+        if ledger.shaping or len(game.results) != ledger.hands:
+            x, result = ledger.settle(game)
+            if result is not None:
+                self._pay(x)
+                self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
+            elif x:
+                self._pay(x)
         current = game.current
         if current is not None:
             self.agent_selection = AGENTS[current]

@@ -96,7 +96,7 @@ from .aec_env import (
 )
 from .agents import load_agent, reset_agent
 from .cards import NUM_ACTIONS
-from .observation import OBS_SIZE, encode_with_mask
+from .observation import OBS_SIZE, encode_game
 from .rules import IllegalActionError, parse_player
 from .view import PlayerView
 
@@ -189,10 +189,7 @@ class WidderkopfEnv(gymnasium.Env):
     # --- internals ---------------------------------------------------------------------------
 
     def _observe(self) -> np.ndarray:
-        view = PlayerView.of(self.game, self.seat)
-        if self._over:
-            view.legal = 0
-        obs, self._mask = encode_with_mask(view)
+        obs, self._mask = encode_game(self.game, self.seat, self._over)
         return obs
 
     def _play_opponent(self) -> float:

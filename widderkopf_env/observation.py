@@ -4,15 +4,20 @@
 offsets follow from the sizes (:func:`offsets`), the README's index table is generated
 from it (:func:`observation_table_markdown`) and a test checks the README against it.
 
-The encoder reads a :class:`~widderkopf_env.view.PlayerView` and nothing else, so it
-cannot leak what the player may not see (RULES R8). Everything is relative to the
-observing player ("my", "opp"), not to absolute seats, so one policy can play both
+There is one encoder, :func:`encode_game`. The environments run it on the live
+:class:`~widderkopf_env.rules.Game` (building a :class:`~widderkopf_env.view.PlayerView`
+first would cost as much again); :func:`encode` and :func:`encode_with_mask` run it on a
+stand-in made from a view, which holds nothing the player may not see (RULES R8). From a
+game it reads the player's own cards, the opponent's hand *size*, whether they have
+discarded, and public fields; tests check that both paths agree at every position of
+many games (so the encoder cannot use more than the view has) and that observations do
+not change when the hidden cards do. Everything is relative to the observing player ("my", "opp"), not to absolute seats, so one policy can play both
 seats. Card pieces have one entry per card id (``suit * 9 + rank``, suits C S H D,
 ranks A 10 K Q J 9 8 7 6; see :mod:`widderkopf_env.cards`). All entries lie in [0, 1].
 
-Speed: every 0/1 entry is a bit of one Python int, turned into floats by one table
-look-up per byte (``np.take``); the 9 scaled entries are then written with one
-``struct.pack_into``.
+Speed: every 0/1 entry, and the action mask after them, is a bit of one Python int,
+turned into floats by one table look-up per byte (``np.take``); the 9 scaled entries
+are then written with one ``struct.pack_into``.
 """
 
 from __future__ import annotations
@@ -140,11 +145,13 @@ _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
                            bitorder="little").astype(np.float32)
 # Entry i of the vector is bit i of one int, written little-endian and unpacked with
 # bitorder "little" (passed positionally: parsing the keyword costs more than unpacking).
-_NBYTES = (OBS_SIZE + 7) // 8
 _BOTH_BYTES = (OBS_SIZE + NUM_ACTIONS + 7) // 8  # encode_with_mask: the mask follows
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 #: Trump one-hot (a flag, relative to _FLAGS) by ``trump + 1`` (-1 = none named yet).
 _TRUMP_FLAG = tuple(1 << (_o("trump_suit") - _FLAGS + (t if t >= 0 else 4)) for t in range(-1, 4))
+#: Phase and crack level one-hots (flags) by value.
+_PHASE_FLAG = tuple(1 << (_PHASE + ph) for ph in range(5))
+_LEVEL_FLAG = tuple(1 << (_LEVEL + lv) for lv in range(5))
 #: The trumps card piece by ``trump + 1``.
 _TRUMP_CARDS = (0,) + tuple(TRUMP_MASK[t] << _o("trumps") for t in range(4))
 _PENDING = (-1, True)  # a pile entry of PlayerView.my_piles / opp_piles: (top, has down)
@@ -152,59 +159,129 @@ _PENDING = (-1, True)  # a pile entry of PlayerView.my_piles / opp_piles: (top, 
 _HANDS_LEFT = tuple(min(max(n, 1), 8) / 8.0 for n in range(9))
 
 
-def _encode(v, nbytes: int, mask: int) -> tuple[np.ndarray, np.ndarray]:
-    """The observation of view ``v`` and the unpacked bits it came from.
+class _ViewSource:
+    """A :class:`~widderkopf_env.view.PlayerView` in the shape :func:`encode_game` reads.
 
-    ``mask`` (the legal actions, or 0) is packed just after the observation's bits.
+    It holds only what the view holds. Where a game has hidden cards it has stand-ins: the
+    opponent's hand is a set of the right *size* with made-up cards, the opponent's
+    discard is card 0 once they have discarded. So if :func:`encode_game` used anything
+    of those but the count and the flag, or read a field not listed here, the view path
+    and the game path would disagree, and a test compares them at every position of
+    many games.
     """
-    p, o = v.player, v.opponent
-    hand, my_up, opp_up, played = v.hand, v.my_up, v.opp_up, v.played
+
+    __slots__ = ("hand", "upbits", "covered", "discard", "played", "won", "current", "phase",
+                 "trump", "cracker", "level", "dealer", "chooser", "leader", "lead",
+                 "lead_pile", "num_hands", "hand_no", "trick_points", "scores", "tricks",
+                 "legal_mask", "_rights")
+
+    def __init__(self, v):
+        p = v.player
+
+        def by_seat(mine, theirs):
+            return (mine, theirs) if p == 0 else (theirs, mine)
+
+        self.hand = by_seat(v.hand, (1 << v.hand_size_opp) - 1)  # opponent: a count only
+        self.upbits = by_seat(v.my_up, v.opp_up)
+        self.covered = by_seat(v.my_covered, v.opp_covered)
+        self.discard = by_seat(v.my_discard, 0 if v.opp_discarded else -1)
+        self.played, self.won, self.trick_points = v.played, v.won, v.trick_points
+        self.current, self.phase, self.trump, self.level = v.current, v.phase, v.trump, v.level
+        self.cracker, self.dealer, self.chooser, self.leader = (v.cracker, v.dealer, v.chooser,
+                                                               v.leader)
+        self.lead, self.num_hands, self.hand_no = v.lead, v.num_hands, v.hand_no
+        self.scores, self.tricks, self.legal_mask = v.scores, v.tricks, v.legal
+        self._rights = v.may_escalate
+        # the pile the open trick's lead came from, if a face-down card waits under it
+        self.lead_pile = -1
+        for seat, piles in ((p, v.my_piles), (1 - p, v.opp_piles)):
+            if _PENDING in piles:
+                self.lead_pile = 5 * seat + piles.index(_PENDING)
+
+    def escalation_rights(self) -> tuple[bool, bool]:
+        return self._rights
+
+
+_take, _frombuffer, _pack = _BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
+_SCALAR_BYTES = _SCALARS * 4
+
+
+def encode_game(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``encode_with_mask(game.view(player))`` without building the view: the envs' path.
+
+    ``over``: the episode has ended early (e.g. by an illegal action), so the mask and
+    the ``legal_cards`` piece are all zeros. The result is a fresh float32 observation
+    and a fresh int8 mask.
+
+    Hidden information (R8): from ``game`` this reads the player's own hand and discard,
+    the opponent's hand *size* and whether they have discarded, and public fields. It
+    is also the encoder of :func:`encode_with_mask`, run on a stand-in built from the
+    view (:class:`_ViewSource`) that has nothing else; a test checks that both paths give
+    the same arrays at every position of many games, and the no-leak tests run on both.
+    """
+    p = player
+    o = 1 - p
+    hand, upbits, covered, discard = game.hand, game.upbits, game.covered, game.discard
+    played, won = game.played, game.won
+    current, phase, trump, cracker = game.current, game.phase, game.trump, game.cracker
+    my_hand = hand[p]
+    my_up, opp_up, my_cov, opp_cov = upbits[p], upbits[o], covered[p], covered[o]
     my_played, opp_played = played[p], played[o]
-    my_cov, opp_cov = v.my_covered, v.opp_covered
-    discard, lead, trump, won, legal = v.my_discard, v.lead, v.trump, v.won, v.legal
+    legal = game.legal_mask if current == p and not over else 0
     # the same set as PlayerView.unseen (a test checks it), inlined for speed
-    seen = hand | my_up | opp_up | my_played | opp_played
-    if discard >= 0:
-        seen |= 1 << discard
-    may, cracker, phase = v.may_escalate, v.cracker, v.phase
-    # a pile with a face-down card but no face-up card: its top is in the open trick
-    my_pending, opp_pending = _PENDING in v.my_piles, _PENDING in v.opp_piles
-    flags = (my_pending | opp_pending << 1
-             | 1 << (_PHASE + phase) | (v.current == p) << _MY_TURN
-             | _TRUMP_FLAG[trump + 1] | 1 << (_LEVEL + v.level)
-             | (may[p] | may[o] << 1) << _MAY
-             | ((cracker == p) | (cracker == o) << 1) << _CRACKER
-             | ((v.dealer == p) | (v.chooser == p) << 1 | (v.leader == p) << 2) << _ROLES
-             | v.opp_discarded << _OPP_DISC)
-    left = v.num_hands - v.hand_no
-    if left <= 0 and phase != 4:
-        flags |= 1 << _TIEBREAK
-    x = (hand | my_up << _MY_UP | my_cov << _MY_COV | opp_up << _OPP_UP
-         | opp_cov << _OPP_COV | my_played << _MY_PLAYED | opp_played << _OPP_PLAYED
-         | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL36 ^ seen) << _UNSEEN
-         | _TRUMP_CARDS[trump + 1] | (legal & _ALL36) << _LEGAL | flags << _FLAGS
-         | mask << OBS_SIZE)
-    if discard >= 0:
-        x |= 1 << (_DISCARD + discard)
+    seen = my_hand | my_up | opp_up | my_played | opp_played
+    x = my_hand
+    my_discard = discard[p]
+    if my_discard >= 0:
+        seen |= 1 << my_discard
+        x |= 1 << (_DISCARD + my_discard)
+    lead = game.lead
     if lead >= 0:
         x |= 1 << (_LEAD + lead)
-    # one row of _BYTE_BITS per byte: the float32 bits of the whole vector in one take
-    flat = _BYTE_BITS.take(np.frombuffer(x.to_bytes(nbytes, "little"), _U8), 0).reshape(-1)
+    # the open trick's lead came from this pile: its face-down card turns over after it
+    pile = game.lead_pile
+    my_pending = opp_pending = 0
+    if pile >= 0:
+        if pile // 5 == p:
+            my_pending = 1
+        else:
+            opp_pending = 1
+    if my_played and opp_played:  # nobody may escalate once both have played (R11)
+        may = 0
+    else:
+        r0, r1 = game.escalation_rights()
+        may = (r1 | r0 << 1) if p else (r0 | r1 << 1)
+    flags = (my_pending | opp_pending << 1 | _PHASE_FLAG[phase]
+             | (current == p) << _MY_TURN | _TRUMP_FLAG[trump + 1]
+             | _LEVEL_FLAG[game.level] | may << _MAY
+             | ((cracker == p) | (cracker == o) << 1) << _CRACKER
+             | ((game.dealer == p) | (game.chooser == p) << 1 | (game.leader == p) << 2)
+             << _ROLES
+             | (discard[o] >= 0) << _OPP_DISC)
+    left = game.num_hands - game.hand_no
+    if left <= 0 and phase != 4:
+        flags |= 1 << _TIEBREAK
+    x |= (my_up << _MY_UP | my_cov << _MY_COV | opp_up << _OPP_UP
+          | opp_cov << _OPP_COV | my_played << _MY_PLAYED | opp_played << _OPP_PLAYED
+          | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL36 ^ seen) << _UNSEEN
+          | _TRUMP_CARDS[trump + 1] | (legal & _ALL36) << _LEGAL | flags << _FLAGS
+          | legal << OBS_SIZE)
+    # one row of _BYTE_BITS per byte: the float32 bits of the vector and the mask at once
+    flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
     out = flat[:OBS_SIZE]
-    tp, scores = v.trick_points, v.scores
+    tp, scores = game.trick_points, game.scores
     s, t = scores[p], scores[o]
-    _PACK_SCALARS.pack_into(
-        out, _SCALARS * 4, tp[p] / 121.0, tp[o] / 121.0, len(v.tricks) / 17.0,
-        v.hand_size_opp / 8.0, (my_cov.bit_count() + my_pending) / 5.0,
-        (opp_cov.bit_count() + opp_pending) / 5.0, s / (s + 8.0), t / (t + 8.0),
-        0.0 if phase == 4 else _HANDS_LEFT[left] if 0 <= left <= 8 else
-        (1.0 if left > 8 else 0.125))
-    return out, flat
+    _pack(out, _SCALAR_BYTES, tp[p] / 121.0, tp[o] / 121.0, len(game.tricks) / 17.0,
+          hand[o].bit_count() / 8.0, (my_cov.bit_count() + my_pending) / 5.0,
+          (opp_cov.bit_count() + opp_pending) / 5.0, s / (s + 8.0), t / (t + 8.0),
+          0.0 if phase == 4 else _HANDS_LEFT[left] if 0 <= left <= 8 else
+          (1.0 if left > 8 else 0.125))
+    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
 
 
 def encode(view) -> np.ndarray:
     """The observation of ``view``: a fresh float32 array of shape ``(OBS_SIZE,)``."""
-    return _encode(view, _NBYTES, 0)[0]
+    return encode_game(_ViewSource(view), view.player)[0]
 
 
 def action_mask(view) -> np.ndarray:
@@ -218,5 +295,5 @@ def action_mask(view) -> np.ndarray:
 
 def encode_with_mask(view) -> tuple[np.ndarray, np.ndarray]:
     """``(encode(view), action_mask(view))`` in one pass (what the environments use)."""
-    out, flat = _encode(view, _BOTH_BYTES, view.legal)
-    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
+    return encode_game(_ViewSource(view), view.player)
+
