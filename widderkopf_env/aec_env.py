@@ -32,8 +32,9 @@ integer scalars are accepted.
 from that agent's point of view: its own hand and discard, every face-up card, which piles
 still hold a face-down card, the cards each player has played and captured, trump, crack
 level, phase, roles, points and match scores. Hidden cards (the opponent's hand and
-discard, every face-down card) are never encoded: the encoder only reads the agent's
-:class:`~widderkopf_env.view.PlayerView` (R8). The layout is the table in
+discard, every face-down card) are never encoded (R8): the encoder reads no more than the
+agent's :class:`~widderkopf_env.view.PlayerView` holds, and tests check that
+(:func:`~widderkopf_env.observation.encode_game`). The layout is the table in
 :mod:`widderkopf_env.observation` (and README.md, "Observation layout"). The mask is all
 zeros for the agent not to act, and for both agents once the episode has ended: never
 sample an action from it then (step `None` for a terminated agent).

@@ -22,8 +22,8 @@ numpy integer scalars are accepted.
 ## Observation Space
 
 The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`; the
-layout is in :mod:`widderkopf_env.observation` and README.md). It is built only from the
-learner's :class:`~widderkopf_env.view.PlayerView`, so it holds no hidden card.
+layout is in :mod:`widderkopf_env.observation` and README.md). It holds nothing the
+learner's :class:`~widderkopf_env.view.PlayerView` does not, so no hidden card (R8).
 `action_masks()` gives the legal actions now (1 = legal); after the episode has ended it is
 all zeros (reset first: vector envs do that automatically).
 

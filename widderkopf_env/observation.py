@@ -157,6 +157,14 @@ _TRUMP_CARDS = (0,) + tuple(TRUMP_MASK[t] << _o("trumps") for t in range(4))
 _PENDING = (-1, True)  # a pile entry of PlayerView.my_piles / opp_piles: (top, has down)
 #: hands_left entry by ``num_hands - hand_no`` (>= 1 while playing; clipped to 1..8).
 _HANDS_LEFT = tuple(min(max(n, 1), 8) / 8.0 for n in range(9))
+#: The cracker flags by ``[player][cracker]`` (cracker -1, none, is the last entry).
+_CRACKER_FLAGS = tuple((1 << (_CRACKER + (p != 0)), 1 << (_CRACKER + (p != 1)), 0)
+                       for p in (0, 1))
+# Scaled entries as look-ups: trick points / 121, tricks / 17, cards / 8, face-down / 5.
+_BY_121 = tuple(n / 121.0 for n in range(122))
+_BY_17 = tuple(n / 17.0 for n in range(18))
+_BY_8 = tuple(n / 8.0 for n in range(9))
+_BY_5 = tuple(n / 5.0 for n in range(7))
 
 
 class _ViewSource:
@@ -223,7 +231,7 @@ def encode_game(game, player: int, over: bool = False) -> tuple[np.ndarray, np.n
     o = 1 - p
     hand, upbits, covered, discard = game.hand, game.upbits, game.covered, game.discard
     played, won = game.played, game.won
-    current, phase, trump, cracker = game.current, game.phase, game.trump, game.cracker
+    current, phase, trump = game.current, game.phase, game.trump
     my_hand = hand[p]
     my_up, opp_up, my_cov, opp_cov = upbits[p], upbits[o], covered[p], covered[o]
     my_played, opp_played = played[p], played[o]
@@ -253,8 +261,7 @@ def encode_game(game, player: int, over: bool = False) -> tuple[np.ndarray, np.n
         may = (r1 | r0 << 1) if p else (r0 | r1 << 1)
     flags = (my_pending | opp_pending << 1 | _PHASE_FLAG[phase]
              | (current == p) << _MY_TURN | _TRUMP_FLAG[trump + 1]
-             | _LEVEL_FLAG[game.level] | may << _MAY
-             | ((cracker == p) | (cracker == o) << 1) << _CRACKER
+             | _LEVEL_FLAG[game.level] | may << _MAY | _CRACKER_FLAGS[p][game.cracker]
              | ((game.dealer == p) | (game.chooser == p) << 1 | (game.leader == p) << 2)
              << _ROLES
              | (discard[o] >= 0) << _OPP_DISC)
@@ -271,9 +278,9 @@ def encode_game(game, player: int, over: bool = False) -> tuple[np.ndarray, np.n
     out = flat[:OBS_SIZE]
     tp, scores = game.trick_points, game.scores
     s, t = scores[p], scores[o]
-    _pack(out, _SCALAR_BYTES, tp[p] / 121.0, tp[o] / 121.0, len(game.tricks) / 17.0,
-          hand[o].bit_count() / 8.0, (my_cov.bit_count() + my_pending) / 5.0,
-          (opp_cov.bit_count() + opp_pending) / 5.0, s / (s + 8.0), t / (t + 8.0),
+    _pack(out, _SCALAR_BYTES, _BY_121[tp[p]], _BY_121[tp[o]], _BY_17[len(game.tricks)],
+          _BY_8[hand[o].bit_count()], _BY_5[my_cov.bit_count() + my_pending],
+          _BY_5[opp_cov.bit_count() + opp_pending], s / (s + 8.0), t / (t + 8.0),
           0.0 if phase == 4 else _HANDS_LEFT[left] if 0 <= left <= 8 else
           (1.0 if left > 8 else 0.125))
     return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
@@ -294,6 +301,7 @@ def action_mask(view) -> np.ndarray:
 
 
 def encode_with_mask(view) -> tuple[np.ndarray, np.ndarray]:
-    """``(encode(view), action_mask(view))`` in one pass (what the environments use)."""
+    """``(encode(view), action_mask(view))`` in one pass: what bots and policies use (the
+    environments call :func:`encode_game` on the game, which gives the same arrays)."""
     return encode_game(_ViewSource(view), view.player)
 

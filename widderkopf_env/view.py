@@ -1,10 +1,15 @@
-"""What one player may see (RULES R8): the single source for observations and bots.
+"""What one player may see (RULES R8): what bots get, and the yardstick for observations.
 
-:meth:`PlayerView.of` is the only place that reads a :class:`~widderkopf_env.rules.Game`
-on a player's behalf. It copies the player's own hand and discard, both players' face-up
-cards, which piles still hold a face-down card, and everything public (trump, crack
-level, tricks, scores). It never reads the opponent's hand, any face-down card or the
-opponent's discard, so nothing built on a view can leak hidden information.
+:meth:`PlayerView.of` copies from a :class:`~widderkopf_env.rules.Game` the player's own
+hand and discard, both players' face-up cards, which piles still hold a face-down card,
+and everything public (trump, crack level, tricks, scores). It never reads the opponent's
+hand (only its size), any face-down card or the opponent's discard (only whether there is
+one), so nothing built on a view can leak hidden information.
+
+The only other reader of a game on a player's behalf is the observation encoder,
+:func:`~widderkopf_env.observation.encode_game`, which the environments run on the live
+game to save building a view at every decision. Tests check that it gives the same arrays
+as when it is run on a stand-in made from the view alone.
 """
 
 from __future__ import annotations
