@@ -3,9 +3,9 @@
 Every env is driven by the same user loop: ``agent_iter()``, ``last()`` (which builds the
 observation and the action mask), a random legal action read from the mask, ``step()``.
 The time includes resets and the final ``step(None)`` calls; it is divided by the number
-of decisions (non-terminal steps). PettingZoo's classic ``connect_four_v3`` (and
-``leduc_holdem_v4`` when rlcard is installed) run through the same loop in the same
-process, so their figures are comparable. Then the single-agent Gymnasium env's
+of decisions (non-terminal steps). PettingZoo's classic ``connect_four_v3`` and, when
+rlcard is installed (``pip install rlcard``), its card env ``leduc_holdem_v4`` run
+through the same loop in the same process, so their figures are comparable. Then the single-agent Gymnasium env's
 steps per second against the random opponent.
 
     python bench/env.py [--games 400] [--repeats 5]
