@@ -54,6 +54,19 @@ def aec_us_per_decision(make, games: int, seed: int = 0) -> float:
     return elapsed / decisions * 1e6
 
 
+def pure_python(fn):
+    """``fn()`` with the envs encoding observations in pure Python (as without the C
+    accelerator, or with WIDDERKOPF_PURE_PYTHON=1)."""
+    from widderkopf_env import aec_env, observation
+
+    saved = aec_env.encode_game
+    aec_env.encode_game = observation._encode_py
+    try:
+        return fn()
+    finally:
+        aec_env.encode_game = saved
+
+
 def gym_steps_per_second(steps: int, made: bool, seed: int = 0) -> float:
     """Learner steps per second against the random opponent (its moves included).
 
@@ -92,9 +105,15 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     import widderkopf_env
+    from widderkopf_env import observation
 
     rows = [("widderkopf_env.env()", widderkopf_env.env)]
     notes = []
+    if observation.ACCELERATED:
+        rows.append(("  the same, pure Python", "pure"))
+    else:
+        notes.append("the C accelerator is not built or is disabled: widderkopf_env.env() "
+                     "ran the pure-Python encoder")
     try:
         import pygame  # noqa: F401
     except ImportError:
@@ -117,7 +136,11 @@ def main(argv=None) -> None:
     print(f"AEC loop, {args.games} episodes per run, best of {args.repeats} runs:")
     ours = None
     for name, make in rows:
-        us = best(lambda make=make: aec_us_per_decision(make, args.games), args.repeats)
+        if make == "pure":
+            us = best(lambda: pure_python(
+                lambda: aec_us_per_decision(widderkopf_env.env, args.games)), args.repeats)
+        else:
+            us = best(lambda make=make: aec_us_per_decision(make, args.games), args.repeats)
         ours = us if ours is None else ours
         ratio = "" if us == ours else f"   ({us / ours:.1f}x ours)"
         print(f"  {name:<28} {us:7.2f} us/decision{ratio}")

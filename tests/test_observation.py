@@ -3,14 +3,18 @@ fast bit-packing encoder against a plain reference encoder on random positions."
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from widderkopf_env import Game, parse_card
+from widderkopf_env import Game, observation, parse_card
 from widderkopf_env.cards import TRUMP_MASK
 from widderkopf_env.observation import (
     OBS_SIZE,
@@ -382,3 +386,110 @@ def test_over_flag_clears_mask_and_legal_cards_only():
     start, size = OFFSETS["legal_cards"]
     keep = np.r_[0:start, start + size:OBS_SIZE]
     np.testing.assert_array_equal(obs[keep], live_obs[keep])
+
+
+# --- the optional C accelerator -------------------------------------------------------------
+
+needs_speedups = pytest.mark.skipif(not observation.ACCELERATED,
+                                    reason="the C accelerator is not built or is disabled")
+
+
+def _positions(n_games: int, seed: int):
+    """``(game, over)`` at every position of random matches of 1-3 hands, finished or not."""
+    rng = random.Random(seed)
+    for i in range(n_games):
+        game = Game.new(seed=seed * 1000 + i, num_hands=rng.choice([1, 2, 3]),
+                        scores=rng.choice([(0, 0), (0, 0), (3, 1), (200, 7)]))
+        while True:
+            yield game, rng.random() < 0.05
+            if game.is_over:
+                break
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+
+
+@needs_speedups
+def test_accelerator_equals_python_encoder_at_every_position():
+    """The C encoder and the pure-Python one give identical arrays, from a game and from a
+    view's stand-in, for both players, with and without ``over``."""
+    positions = 0
+    for game, over in _positions(150, seed=7):
+        for p in (0, 1):
+            for src in (game, _ViewSource(game.view(p))):
+                c_obs, c_mask = observation._encode_c(src, p, over)
+                py_obs, py_mask = observation._encode_py(src, p, over)
+                assert c_obs.dtype == py_obs.dtype == np.float32 and c_obs.shape == (OBS_SIZE,)
+                assert c_mask.dtype == py_mask.dtype == np.int8 and c_mask.shape == (42,)
+                assert c_obs.tobytes() == py_obs.tobytes()  # bit for bit
+                np.testing.assert_array_equal(c_mask, py_mask)
+                positions += 1
+    assert positions > 40_000
+
+
+@needs_speedups
+def test_accelerator_arrays_are_ordinary_numpy_arrays():
+    game = Game.new(seed=3)
+    obs, mask = observation._encode_c(game, game.current)
+    obs2, _ = observation._encode_c(game, game.current)
+    for a in (obs, mask):
+        assert a.flags.writeable and a.flags.aligned and a.flags.c_contiguous
+    assert not np.shares_memory(obs, obs2)
+    obs[:] = 2
+    assert obs2.max() == 1.0
+
+
+@needs_speedups
+def test_accelerator_rejects_bad_input_with_exceptions():
+    from widderkopf_env import _speedups
+
+    game = Game.new(seed=3)
+    with pytest.raises(ValueError, match="player"):
+        _speedups.encode(game, 2, False)
+    with pytest.raises(AttributeError):
+        _speedups.encode(object(), 0, False)
+    with pytest.raises(TypeError):
+        _speedups.encode(game, 0)
+    broken = game.clone()
+    broken.trump = 7
+    with pytest.raises(ValueError, match="out of range"):
+        _speedups.encode(broken, 0, False)
+
+
+def test_accelerator_is_built_where_a_c_compiler_is():
+    """An install with a C compiler must have built the accelerator (a silent fallback
+    would halve the env's speed unnoticed)."""
+    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("WIDDERKOPF_PURE_PYTHON is set")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler here: the pure-Python encoder is used")
+    assert observation.ACCELERATED
+
+
+def test_pure_python_mode_runs_the_env(tmp_path):
+    """With WIDDERKOPF_PURE_PYTHON=1 the pure-Python encoder runs, and the env still
+    passes PettingZoo's API test."""
+    script = (
+        "from widderkopf_env import observation, env\n"
+        "from pettingzoo.test import api_test\n"
+        "assert not observation.ACCELERATED\n"
+        "assert observation.encode_game is observation._encode_py\n"
+        "api_test(env(), num_cycles=200)\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "1"}, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("ok")
+
+
+@needs_speedups
+def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
+    from widderkopf_env import _speedups
+
+    def stale(*args):
+        raise ValueError("configure: the layout does not match _speedups.c")
+
+    monkeypatch.setattr(_speedups, "configure", stale)
+    with pytest.warns(RuntimeWarning, match="pure-Python encoder"):
+        assert observation._load_speedups() is None

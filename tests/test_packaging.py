@@ -32,6 +32,8 @@ _IGNORE = shutil.ignore_patterns(
     ".ruff_cache",
     ".hypothesis",
     "runs",
+    "*.so",
+    "*.pyd",
 )
 
 EXPECTED_SCRIPTS = {
@@ -98,3 +100,11 @@ def test_console_scripts_declared(wheel: BuiltWheel) -> None:
     scripts = {k: v.strip() for k, v in parser.items("console_scripts")}
     for name, target in EXPECTED_SCRIPTS.items():
         assert scripts.get(name) == target, f"{name}: {scripts.get(name)!r} != {target!r}"
+
+
+def test_wheel_has_the_c_accelerator_where_a_compiler_is(wheel: BuiltWheel) -> None:
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the wheel is pure Python (the accelerator is optional)")
+    assert any(n.startswith("widderkopf_env/_speedups") and n.endswith((".so", ".pyd"))
+               for n in wheel.names), "the wheel lacks widderkopf_env._speedups"
+    assert "widderkopf_env/_speedups.c" not in wheel.names

@@ -1,0 +1,19 @@
+"""Only the optional C accelerator is configured here; everything else is in pyproject.toml.
+
+``widderkopf_env._speedups`` makes observation encoding about twice as fast. It is
+optional: without a C compiler the build goes on and widderkopf_env uses its pure-Python
+encoder, which gives identical observations (``widderkopf_env.observation.ACCELERATED``
+says which one runs).
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "widderkopf_env._speedups",
+            sources=["widderkopf_env/_speedups.c"],
+            optional=True,
+        )
+    ]
+)

@@ -1,0 +1,275 @@
+/* The observation encoder in C: an optional accelerator for observation.encode_game.
+ *
+ * encode(game, player, over) -> (obs, mask): obs a bytearray of OBS_SIZE float32 (native
+ * byte order), mask a bytearray of NUM_ACTIONS int8; observation.py wraps them as numpy
+ * arrays. It computes exactly what observation._encode_py computes, from the same game
+ * fields (or the same fields of a view stand-in, observation._ViewSource): the player's
+ * own hand and discard, the opponent's hand size and whether they discarded, public
+ * fields. tests/test_observation.py compares the two at every position of many games.
+ *
+ * The layout (piece offsets) is not written here: observation.py passes the offsets of
+ * the pieces from its PIECES table to configure() at import.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define ALL36 ((UINT64_C(1) << 36) - 1)
+
+/* Piece offsets, in the order of observation._C_LAYOUT. */
+enum {
+    HAND, MY_UP, MY_COVERED, OPP_UP, OPP_COVERED, MY_DISCARD, LEAD, MY_PLAYED, OPP_PLAYED,
+    MY_WON, OPP_WON, UNSEEN, TRUMPS, LEGAL_CARDS, PENDING, PHASE, MY_TURN, TRUMP_SUIT,
+    CRACK_LEVEL, MAY_ESCALATE, CRACKER, ROLES, OPP_DISCARDED, TIEBREAK, TRICK_POINTS,
+    TRICKS_DONE, OPP_HAND_SIZE, FACE_DOWN, MATCH_SCORES, HANDS_LEFT, N_LAYOUT
+};
+
+static Py_ssize_t layout[N_LAYOUT];
+static Py_ssize_t obs_size = -1, num_actions = -1;
+static uint64_t trump_cards[4];
+
+/* interned attribute names */
+static PyObject *s_hand, *s_upbits, *s_covered, *s_discard, *s_played, *s_won, *s_current,
+    *s_phase, *s_trump, *s_cracker, *s_level, *s_dealer, *s_chooser, *s_leader, *s_lead,
+    *s_lead_pile, *s_num_hands, *s_hand_no, *s_trick_points, *s_scores, *s_tricks,
+    *s_legal_mask, *s_escalation_rights;
+
+/* ---- reading the game ------------------------------------------------------------------ */
+
+static int get_long(PyObject *obj, PyObject *name, long *out) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    *out = PyLong_AsLong(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* obj.name[0] and obj.name[1] as signed ints (card sets are < 2**36, ids >= -1) */
+static int get_pair(PyObject *obj, PyObject *name, long long out[2]) {
+    PyObject *seq = PyObject_GetAttr(obj, name);
+    if (seq == NULL) return -1;
+    for (Py_ssize_t i = 0; i < 2; i++) {
+        PyObject *item = PySequence_GetItem(seq, i);
+        if (item == NULL) { Py_DECREF(seq); return -1; }
+        out[i] = PyLong_AsLongLong(item);
+        Py_DECREF(item);
+        if (out[i] == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static inline int popcount36(uint64_t x) {
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+static inline void put_bits(float *o, Py_ssize_t at, uint64_t bits, int n) {
+    for (int i = 0; i < n; i++) o[at + i] = (float)((bits >> i) & 1);
+}
+
+static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "encode(game, player, over) takes 3 arguments");
+        return NULL;
+    }
+    if (obs_size < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
+        return NULL;
+    }
+    PyObject *game = args[0];
+    long p = PyLong_AsLong(args[1]);
+    if (p == -1 && PyErr_Occurred()) return NULL;
+    if (p != 0 && p != 1) {
+        PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
+        return NULL;
+    }
+    int over = PyObject_IsTrue(args[2]);
+    if (over < 0) return NULL;
+    long o = 1 - p;
+
+    long long hand[2], up[2], cov[2], disc[2], played[2], won[2], tp[2], scores[2];
+    long phase, trump, cracker, level, dealer, chooser, leader, lead, lead_pile, num_hands,
+        hand_no, current = -1;
+    if (get_pair(game, s_hand, hand) || get_pair(game, s_upbits, up)
+        || get_pair(game, s_covered, cov) || get_pair(game, s_discard, disc)
+        || get_pair(game, s_played, played) || get_pair(game, s_won, won)
+        || get_pair(game, s_trick_points, tp) || get_pair(game, s_scores, scores)
+        || get_long(game, s_phase, &phase) || get_long(game, s_trump, &trump)
+        || get_long(game, s_cracker, &cracker) || get_long(game, s_level, &level)
+        || get_long(game, s_dealer, &dealer) || get_long(game, s_chooser, &chooser)
+        || get_long(game, s_leader, &leader) || get_long(game, s_lead, &lead)
+        || get_long(game, s_lead_pile, &lead_pile) || get_long(game, s_num_hands, &num_hands)
+        || get_long(game, s_hand_no, &hand_no))
+        return NULL;
+    if (phase < 0 || phase > 4 || trump < -1 || trump > 3 || level < 0 || level > 4
+        || lead < -1 || lead > 35 || disc[p] < -1 || disc[p] > 35) {
+        PyErr_SetString(PyExc_ValueError, "game state out of range");
+        return NULL;
+    }
+    PyObject *cur = PyObject_GetAttr(game, s_current);
+    if (cur == NULL) return NULL;
+    if (cur != Py_None) current = PyLong_AsLong(cur);
+    Py_DECREF(cur);
+    if (current == -1 && PyErr_Occurred()) return NULL;
+    PyObject *tricks = PyObject_GetAttr(game, s_tricks);
+    if (tricks == NULL) return NULL;
+    Py_ssize_t n_tricks = PyObject_Length(tricks);
+    Py_DECREF(tricks);
+    if (n_tricks < 0) return NULL;
+
+    uint64_t legal = 0;
+    if (current == p && !over) {
+        PyObject *m = PyObject_GetAttr(game, s_legal_mask);
+        if (m == NULL) return NULL;
+        legal = PyLong_AsUnsignedLongLong(m);
+        Py_DECREF(m);
+        if (legal == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    }
+    uint64_t my_hand = (uint64_t)hand[p], my_up = (uint64_t)up[p], opp_up = (uint64_t)up[o];
+    uint64_t my_cov = (uint64_t)cov[p], opp_cov = (uint64_t)cov[o];
+    uint64_t my_played = (uint64_t)played[p], opp_played = (uint64_t)played[o];
+    uint64_t seen = my_hand | my_up | opp_up | my_played | opp_played;
+    if (disc[p] >= 0) seen |= UINT64_C(1) << disc[p];
+    int my_pending = lead_pile >= 0 && lead_pile / 5 == p;
+    int opp_pending = lead_pile >= 0 && !my_pending;
+    int may_me = 0, may_opp = 0;
+    if (!(my_played && opp_played)) {  /* nobody may escalate once both have played (R11) */
+        PyObject *r = PyObject_CallMethodNoArgs(game, s_escalation_rights);
+        if (r == NULL) return NULL;
+        PyObject *a = PySequence_GetItem(r, p), *b = a ? PySequence_GetItem(r, o) : NULL;
+        Py_DECREF(r);
+        if (b == NULL) { Py_XDECREF(a); return NULL; }
+        may_me = PyObject_IsTrue(a);
+        may_opp = PyObject_IsTrue(b);
+        Py_DECREF(a);
+        Py_DECREF(b);
+        if (may_me < 0 || may_opp < 0) return NULL;
+    }
+
+    PyObject *obs_buf = PyByteArray_FromStringAndSize(NULL, obs_size * (Py_ssize_t)sizeof(float));
+    if (obs_buf == NULL) return NULL;
+    PyObject *mask_buf = PyByteArray_FromStringAndSize(NULL, num_actions);
+    if (mask_buf == NULL) { Py_DECREF(obs_buf); return NULL; }
+    float *out = (float *)PyByteArray_AS_STRING(obs_buf);
+    memset(out, 0, obs_size * sizeof(float));
+
+    put_bits(out, layout[HAND], my_hand, 36);
+    put_bits(out, layout[MY_UP], my_up, 36);
+    put_bits(out, layout[MY_COVERED], my_cov, 36);
+    put_bits(out, layout[OPP_UP], opp_up, 36);
+    put_bits(out, layout[OPP_COVERED], opp_cov, 36);
+    if (disc[p] >= 0) out[layout[MY_DISCARD] + disc[p]] = 1.0f;
+    if (lead >= 0) out[layout[LEAD] + lead] = 1.0f;
+    put_bits(out, layout[MY_PLAYED], my_played, 36);
+    put_bits(out, layout[OPP_PLAYED], opp_played, 36);
+    put_bits(out, layout[MY_WON], (uint64_t)won[p], 36);
+    put_bits(out, layout[OPP_WON], (uint64_t)won[o], 36);
+    put_bits(out, layout[UNSEEN], ALL36 ^ seen, 36);
+    if (trump >= 0) put_bits(out, layout[TRUMPS], trump_cards[trump], 36);
+    put_bits(out, layout[LEGAL_CARDS], legal & ALL36, 36);
+    out[layout[PENDING]] = (float)my_pending;
+    out[layout[PENDING] + 1] = (float)opp_pending;
+    out[layout[PHASE] + phase] = 1.0f;
+    out[layout[MY_TURN]] = (float)(current == p);
+    out[layout[TRUMP_SUIT] + (trump >= 0 ? trump : 4)] = 1.0f;
+    out[layout[CRACK_LEVEL] + level] = 1.0f;
+    out[layout[MAY_ESCALATE]] = (float)may_me;
+    out[layout[MAY_ESCALATE] + 1] = (float)may_opp;
+    out[layout[CRACKER]] = (float)(cracker == p);
+    out[layout[CRACKER] + 1] = (float)(cracker == o);
+    out[layout[ROLES]] = (float)(dealer == p);
+    out[layout[ROLES] + 1] = (float)(chooser == p);
+    out[layout[ROLES] + 2] = (float)(leader == p);
+    out[layout[OPP_DISCARDED]] = (float)(disc[o] >= 0);
+    long left = num_hands - hand_no;
+    out[layout[TIEBREAK]] = (float)(left <= 0 && phase != 4);
+    /* the scaled entries: the same float32 values as observation._encode_py writes */
+    out[layout[TRICK_POINTS]] = (float)(tp[p] / 121.0);
+    out[layout[TRICK_POINTS] + 1] = (float)(tp[o] / 121.0);
+    out[layout[TRICKS_DONE]] = (float)(n_tricks / 17.0);
+    out[layout[OPP_HAND_SIZE]] = (float)(popcount36((uint64_t)hand[o]) / 8.0);
+    out[layout[FACE_DOWN]] = (float)((popcount36(my_cov) + my_pending) / 5.0);
+    out[layout[FACE_DOWN] + 1] = (float)((popcount36(opp_cov) + opp_pending) / 5.0);
+    out[layout[MATCH_SCORES]] = (float)(scores[p] / (scores[p] + 8.0));
+    out[layout[MATCH_SCORES] + 1] = (float)(scores[o] / (scores[o] + 8.0));
+    double hl;
+    if (phase == 4) hl = 0.0;
+    else if (left < 1) hl = 1.0 / 8.0;
+    else hl = (left > 8 ? 8 : left) / 8.0;
+    out[layout[HANDS_LEFT]] = (float)hl;
+
+    char *mask = PyByteArray_AS_STRING(mask_buf);
+    for (Py_ssize_t a = 0; a < num_actions; a++) mask[a] = (char)((legal >> a) & 1);
+
+    PyObject *result = PyTuple_New(2);
+    if (result == NULL) { Py_DECREF(obs_buf); Py_DECREF(mask_buf); return NULL; }
+    PyTuple_SET_ITEM(result, 0, obs_buf);
+    PyTuple_SET_ITEM(result, 1, mask_buf);
+    return result;
+}
+
+/* configure(layout, obs_size, num_actions, trump_cards) */
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *offsets, *trumps;
+    Py_ssize_t size, actions;
+    if (!PyArg_ParseTuple(args, "OnnO", &offsets, &size, &actions, &trumps)) return NULL;
+    if (PySequence_Length(offsets) != N_LAYOUT || PySequence_Length(trumps) != 4
+        || actions > 64) {
+        PyErr_SetString(PyExc_ValueError, "configure: the layout does not match _speedups.c");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < N_LAYOUT; i++) {
+        PyObject *v = PySequence_GetItem(offsets, i);
+        if (v == NULL) return NULL;
+        layout[i] = PyLong_AsSsize_t(v);
+        Py_DECREF(v);
+        if (layout[i] < 0 || layout[i] >= size) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "configure: bad offset");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t t = 0; t < 4; t++) {
+        PyObject *v = PySequence_GetItem(trumps, t);
+        if (v == NULL) return NULL;
+        trump_cards[t] = PyLong_AsUnsignedLongLong(v);
+        Py_DECREF(v);
+        if (PyErr_Occurred()) return NULL;
+    }
+    obs_size = size;
+    num_actions = actions;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
+     "encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8)"},
+    {"configure", configure, METH_VARARGS,
+     "configure(offsets, obs_size, num_actions, trump_cards): the layout, from observation.py"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_speedups",
+    "Optional C accelerator for widderkopf_env.observation (see observation.py).", -1, methods,
+};
+
+#define INTERN(var, text) \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    INTERN(s_hand, "hand"); INTERN(s_upbits, "upbits"); INTERN(s_covered, "covered");
+    INTERN(s_discard, "discard"); INTERN(s_played, "played"); INTERN(s_won, "won");
+    INTERN(s_current, "current"); INTERN(s_phase, "phase"); INTERN(s_trump, "trump");
+    INTERN(s_cracker, "cracker"); INTERN(s_level, "level"); INTERN(s_dealer, "dealer");
+    INTERN(s_chooser, "chooser"); INTERN(s_leader, "leader"); INTERN(s_lead, "lead");
+    INTERN(s_lead_pile, "lead_pile"); INTERN(s_num_hands, "num_hands");
+    INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
+    INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
+    INTERN(s_escalation_rights, "escalation_rights");
+    return PyModule_Create(&module);
+}
