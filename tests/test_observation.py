@@ -493,3 +493,26 @@ def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
     monkeypatch.setattr(_speedups, "configure", stale)
     with pytest.warns(RuntimeWarning, match="pure-Python encoder"):
         assert observation._load_speedups() is None
+
+
+@needs_speedups
+def test_accelerator_refuses_a_layout_it_was_not_written_for():
+    """A layout change in PIECES without the matching change in _speedups.c is refused
+    (and _load_speedups then warns and falls back), never run."""
+    from widderkopf_env import _speedups
+
+    offsets = tuple(OFFSETS[name][0] for name in observation._C_LAYOUT)
+    sizes = [OFFSETS[name][1] for name in observation._C_LAYOUT]
+    sizes[PIECE_INDEX["phase"]] = 6
+    try:
+        with pytest.raises(ValueError, match="does not match"):
+            _speedups.configure(offsets, tuple(sizes), OBS_SIZE, 42, tuple(TRUMP_MASK))
+        with pytest.raises(RuntimeError, match="configure"):
+            _speedups.encode(Game.new(seed=1), 0, False)
+    finally:
+        assert observation._load_speedups() is _speedups  # configured right again
+    obs, _ = observation._encode_c(Game.new(seed=1), 0)
+    np.testing.assert_array_equal(obs, observation._encode_py(Game.new(seed=1), 0)[0])
+
+
+PIECE_INDEX = {name: i for i, (name, _, _) in enumerate(PIECES)}

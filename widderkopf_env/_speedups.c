@@ -26,6 +26,12 @@ enum {
 };
 
 static Py_ssize_t layout[N_LAYOUT];
+/* each piece's size, as in observation.PIECES; configure() checks that all fit */
+static const Py_ssize_t piece_size[N_LAYOUT] = {
+    36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36,  /* card pieces */
+    2, 5, 1, 5, 5, 2, 2, 3, 1, 1,                            /* flags */
+    2, 1, 1, 2, 2, 1,                                        /* scaled entries */
+};
 static Py_ssize_t obs_size = -1, num_actions = -1;
 static uint64_t trump_cards[4];
 
@@ -73,6 +79,7 @@ static inline void put_bits(float *o, Py_ssize_t at, uint64_t bits, int n) {
 }
 
 static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "encode(game, player, over) takes 3 arguments");
         return NULL;
@@ -213,14 +220,19 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
-/* configure(layout, obs_size, num_actions, trump_cards) */
+/* configure(offsets, sizes, obs_size, num_actions, trump_cards): the layout, checked
+ * against piece_size so that a layout change without a matching change here fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *offsets, *trumps;
+    (void)self;
+    PyObject *offsets, *sizes, *trumps;
     Py_ssize_t size, actions;
-    if (!PyArg_ParseTuple(args, "OnnO", &offsets, &size, &actions, &trumps)) return NULL;
-    if (PySequence_Length(offsets) != N_LAYOUT || PySequence_Length(trumps) != 4
-        || actions > 64) {
-        PyErr_SetString(PyExc_ValueError, "configure: the layout does not match _speedups.c");
+    if (!PyArg_ParseTuple(args, "OOnnO", &offsets, &sizes, &size, &actions, &trumps))
+        return NULL;
+    obs_size = -1;  /* unusable until configured right */
+    if (PySequence_Length(offsets) != N_LAYOUT || PySequence_Length(sizes) != N_LAYOUT
+        || PySequence_Length(trumps) != 4 || actions < 1 || actions > 64) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "configure: the layout does not match _speedups.c");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < N_LAYOUT; i++) {
@@ -228,8 +240,16 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         if (v == NULL) return NULL;
         layout[i] = PyLong_AsSsize_t(v);
         Py_DECREF(v);
-        if (layout[i] < 0 || layout[i] >= size) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "configure: bad offset");
+        if (layout[i] == -1 && PyErr_Occurred()) return NULL;
+        v = PySequence_GetItem(sizes, i);
+        if (v == NULL) return NULL;
+        Py_ssize_t n = PyLong_AsSsize_t(v);
+        Py_DECREF(v);
+        if (n == -1 && PyErr_Occurred()) return NULL;
+        if (n != piece_size[i] || layout[i] < 0 || layout[i] + n > size) {
+            PyErr_Format(PyExc_ValueError,
+                         "configure: piece %zd (offset %zd, size %zd) does not match "
+                         "_speedups.c (size %zd)", i, layout[i], n, piece_size[i]);
             return NULL;
         }
     }
@@ -240,8 +260,8 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         Py_DECREF(v);
         if (PyErr_Occurred()) return NULL;
     }
-    obs_size = size;
     num_actions = actions;
+    obs_size = size;
     Py_RETURN_NONE;
 }
 
@@ -249,13 +269,17 @@ static PyMethodDef methods[] = {
     {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
      "encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8)"},
     {"configure", configure, METH_VARARGS,
-     "configure(offsets, obs_size, num_actions, trump_cards): the layout, from observation.py"},
+     "configure(offsets, sizes, obs_size, num_actions, trump_cards): the layout, from "
+     "observation.py"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "Optional C accelerator for widderkopf_env.observation (see observation.py).", -1, methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_speedups",
+    .m_doc = "Optional C accelerator for widderkopf_env.observation (see observation.py).",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 #define INTERN(var, text) \

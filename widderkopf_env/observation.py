@@ -316,7 +316,8 @@ def _load_speedups():
     except ImportError:
         return None
     try:
-        _speedups.configure(tuple(OFFSETS[name][0] for name in _C_LAYOUT), OBS_SIZE,
+        _speedups.configure(tuple(OFFSETS[name][0] for name in _C_LAYOUT),
+                            tuple(OFFSETS[name][1] for name in _C_LAYOUT), OBS_SIZE,
                             NUM_ACTIONS, tuple(TRUMP_MASK))
     except (TypeError, ValueError) as err:  # a stale build from another version
         warnings.warn(f"widderkopf_env._speedups does not fit this version ({err}); using "
