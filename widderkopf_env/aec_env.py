@@ -146,15 +146,27 @@ def check_settings(num_hands, reward_shaping, illegal_action, illegal_reward) ->
 
 
 def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
-    """A match for ``reset``: its seed is drawn from ``rng``; ``options`` as documented."""
-    if options is None:  # the common case, kept short
+    """A match for ``reset``: its seed is drawn from ``rng``; ``options`` as documented.
+
+    A bad option raises ``ValueError`` and leaves ``rng`` as it was.
+    """
+    if options is None:  # the common case: nothing can be wrong
         return Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=num_hands)
+    state = rng.bit_generator.state
+    try:
+        return _game_from_options(rng, num_hands, options)
+    except ValueError:
+        rng.bit_generator.state = state
+        raise
+
+
+def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Game:
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
         warnings.warn(f"ignoring unknown reset options {unknown}; known: {sorted(_OPTIONS)}",
-                      stacklevel=3)
+                      stacklevel=4)
     seed = int(rng.integers(0, 2**63 - 1))
     dealer = options.get("dealer")
     if dealer is not None:
@@ -313,15 +325,7 @@ class raw_env(AECEnv):
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)
-        if options is None:  # nothing can be wrong
-            game = new_game(rng, self.num_hands, None)
-        else:
-            state = rng.bit_generator.state
-            try:
-                game = new_game(rng, self.num_hands, options)
-            except ValueError:
-                rng.bit_generator.state = state  # a bad option changes nothing, not the rng
-                raise
+        game = new_game(rng, self.num_hands, options)  # a bad option changes nothing
         self.np_random, self.np_random_seed, self.game = rng, rng_seed, game
         self.agents = list(AGENTS)
         self.rewards = {"player_0": 0.0, "player_1": 0.0}

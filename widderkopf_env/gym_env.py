@@ -131,15 +131,12 @@ class WidderkopfEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         saved = self._np_random, self._np_random_seed
-        state = saved[0].bit_generator.state if saved[0] is not None else None
         super().reset(seed=seed)
         rng = self.np_random
         try:
-            game = new_game(rng, self.num_hands, options)
+            game = new_game(rng, self.num_hands, options)  # restores rng's state on error
         except ValueError:  # a bad option changes nothing, not even the rng
             self._np_random, self._np_random_seed = saved
-            if state is not None:
-                saved[0].bit_generator.state = state
             raise
         seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
         reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
