@@ -261,6 +261,20 @@ def random_views(n_games: int, seed: int, num_hands: int = 1):
             game.apply(actions[rng.randrange(len(actions))])
 
 
+def random_positions(n_games: int, seed: int):
+    """``(game, over)`` at every position of random matches of 1-3 hands, finished or not."""
+    rng = random.Random(seed)
+    for i in range(n_games):
+        game = Game.new(seed=seed * 1000 + i, num_hands=rng.choice([1, 2, 3]),
+                        scores=rng.choice([(0, 0), (0, 0), (3, 1), (200, 7)]))
+        while True:
+            yield game, rng.random() < 0.05
+            if game.is_over:
+                break
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+
+
 @pytest.mark.parametrize("num_hands", [1, 2])
 def test_fast_encoder_equals_reference(num_hands):
     tiebreaks = overs = 0
@@ -327,24 +341,17 @@ def test_game_path_equals_view_path_at_every_position():
     The view path feeds the encoder a stand-in with made-up cards where the game has
     hidden ones, so agreement means the encoder used nothing the view does not have.
     """
-    rng = random.Random(3)
     positions = tiebreaks = overs = 0
-    for i in range(120):
-        game = Game.new(seed=500 + i, num_hands=rng.choice([1, 2, 3]))
-        while True:
-            for p in (0, 1):
-                obs, mask = encode_game(game, p)
-                ref_obs, ref_mask = encode_with_mask(game.view(p))
-                np.testing.assert_array_equal(obs, ref_obs)
-                np.testing.assert_array_equal(mask, ref_mask)
-                assert obs.dtype == np.float32 and mask.dtype == np.int8
-                positions += 1
-            tiebreaks += game.hand_no >= game.num_hands and not game.is_over
-            if game.is_over:
-                overs += 1
-                break
-            actions = game.legal_actions()
-            game.apply(actions[rng.randrange(len(actions))])
+    for game, _ in random_positions(120, seed=3):
+        for p in (0, 1):
+            obs, mask = encode_game(game, p)
+            ref_obs, ref_mask = encode_with_mask(game.view(p))
+            np.testing.assert_array_equal(obs, ref_obs)
+            np.testing.assert_array_equal(mask, ref_mask)
+            assert obs.dtype == np.float32 and mask.dtype == np.int8
+            positions += 1
+        tiebreaks += game.hand_no >= game.num_hands and not game.is_over
+        overs += game.is_over
     assert positions > 10_000 and tiebreaks > 0 and overs == 120
 
 
@@ -394,26 +401,12 @@ needs_speedups = pytest.mark.skipif(not observation.ACCELERATED,
                                     reason="the C accelerator is not built or is disabled")
 
 
-def _positions(n_games: int, seed: int):
-    """``(game, over)`` at every position of random matches of 1-3 hands, finished or not."""
-    rng = random.Random(seed)
-    for i in range(n_games):
-        game = Game.new(seed=seed * 1000 + i, num_hands=rng.choice([1, 2, 3]),
-                        scores=rng.choice([(0, 0), (0, 0), (3, 1), (200, 7)]))
-        while True:
-            yield game, rng.random() < 0.05
-            if game.is_over:
-                break
-            actions = game.legal_actions()
-            game.apply(actions[rng.randrange(len(actions))])
-
-
 @needs_speedups
 def test_accelerator_equals_python_encoder_at_every_position():
     """The C encoder and the pure-Python one give identical arrays, from a game and from a
     view's stand-in, for both players, with and without ``over``."""
     positions = 0
-    for game, over in _positions(150, seed=7):
+    for game, over in random_positions(150, seed=7):
         for p in (0, 1):
             for src in (game, _ViewSource(game.view(p))):
                 c_obs, c_mask = observation._encode_c(src, p, over)

@@ -150,8 +150,8 @@ _U8, _I8 = np.dtype(np.uint8), np.dtype(np.int8)
 #: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
                            bitorder="little").astype(np.float32)
-# Entry i of the vector is bit i of one int, written little-endian and unpacked with
-# bitorder "little" (passed positionally: parsing the keyword costs more than unpacking).
+# Entry i of the vector is bit i of one int, written little-endian: byte k gives entries
+# 8k .. 8k+7 through row k of _BYTE_BITS.
 _BOTH_BYTES = (OBS_SIZE + NUM_ACTIONS + 7) // 8  # encode_with_mask: the mask follows
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 #: Trump one-hot (a flag, relative to _FLAGS) by ``trump + 1`` (-1 = none named yet).
