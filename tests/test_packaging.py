@@ -1,7 +1,7 @@
 """Packaging checks: the wheel installs only the `widderkopf_env` top-level package.
 
-The repo keeps `agents/` and `train/` at the top level; pyproject.toml maps them to
-`widderkopf_env.agents` and `widderkopf_env.train`. This test builds a wheel offline
+The bots and the training code live in `widderkopf_env/agents/` and
+`widderkopf_env/train/`, subpackages of the one top-level package. This test builds a wheel offline
 (no build isolation) from a copy of the repo and inspects its contents.
 """
 

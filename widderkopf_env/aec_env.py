@@ -117,15 +117,13 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
-from .cards import NUM_ACTIONS
+from .cards import MAX_HAND_VALUE, NUM_ACTIONS
 from .observation import OBS_SIZE, encode_game
 from .rules import Game, HandResult, IllegalActionError, as_action_id, parse_player
 from .view import PlayerView
 
 AGENTS = ("player_0", "player_1")
 _INDEX = {"player_0": 0, "player_1": 1}
-#: The largest value of a hand (level 4, Schwarz): 2**4 * 4 (R19).
-MAX_HAND_VALUE = 64
 _OPTIONS = frozenset({"deal", "dealer", "scores"})
 _NEEDS_RESET = frozenset({"agents", "rewards", "_cumulative_rewards", "terminations",
                           "truncations", "infos", "agent_selection"})

@@ -32,6 +32,24 @@ RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
 QUEEN, JACK, SEVEN = 3, 4, 7
 ESCALATION_NAMES = ("Crack", "Recrack", "Crackback", "Crack Around the Corner")
 
+#: Deal sizes (R7): hand cards and piles per player; tricks per hand (R15).
+HAND_SIZE, PILES, TRICKS = 8, 5, 17
+#: Card points in the deck; needed to win a hand (R18); Schneider (R19).
+TOTAL_POINTS, WIN_POINTS, SCHNEIDER_POINTS = 121, 61, 91
+#: Crack levels 0..4 (R11): no crack, Crack, Recrack, Crackback, Around the Corner.
+MAX_LEVEL = 4
+
+
+def hand_value(level: int, points: int) -> int:
+    """Game points of a hand won with ``points`` card points at crack level ``level``
+    (R19): ``2**level``, doubled for Schneider (91+), x4 for Schwarz (all 121)."""
+    return (1 << level) * (4 if points == TOTAL_POINTS else 2 if points >= SCHNEIDER_POINTS
+                           else 1)
+
+
+#: The largest value of a hand (level 4, Schwarz): 64.
+MAX_HAND_VALUE = hand_value(MAX_LEVEL, TOTAL_POINTS)
+
 #: Card points of each card id (R4).
 POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % 9] for c in range(NUM_CARDS))
 ALL_CARDS = (1 << NUM_CARDS) - 1

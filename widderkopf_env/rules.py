@@ -19,15 +19,20 @@ from .cards import (
     BEATS,
     ESCALATE,
     FOLLOW,
+    HAND_SIZE,
     ID_TABLES,
     NUM_ACTIONS,
     PASS,
+    PILES,
     POINTS,
     SPITZER,
+    TRICKS,
     TRUMP_ACTION,
+    WIN_POINTS,
     action_name,
     card_name,
     from_bits,
+    hand_value,
     parse_card,
     to_bits,
 )
@@ -48,7 +53,6 @@ _T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
-HAND_SIZE, PILES, TRICKS = 8, 5, 17
 AGENTS = ("player_0", "player_1")
 
 
@@ -484,9 +488,9 @@ class Game:
         pile0 = self.won[0] | (1 << d1)
         spitzer = 0 if (pile0 >> SPITZER[t]) & 1 else 1
         pts[spitzer] += 1
-        winner = 0 if pts[0] >= 61 else 1
+        winner = 0 if pts[0] >= WIN_POINTS else 1
         best = pts[winner]
-        value = (1 << self.level) * (4 if best == 121 else 2 if best >= 91 else 1)
+        value = hand_value(self.level, best)
         self.scores[winner] += value
         self.results.append(HandResult(
             self.hand_no, self.dealer, t, tuple(pts), tuple(self.trick_points), (d0, d1),

@@ -28,7 +28,17 @@ tried; the last two tricks are scored directly.
 
 from __future__ import annotations
 
-from widderkopf_env.cards import BEATS, FOLLOW, POINTS, SPITZER, TRUMP_MASK, from_bits
+from widderkopf_env.cards import (
+    BEATS,
+    FOLLOW,
+    POINTS,
+    SPITZER,
+    TOTAL_POINTS,
+    TRUMP_MASK,
+    WIN_POINTS,
+    from_bits,
+    hand_value,
+)
 from widderkopf_env.rules import PLAY
 
 __all__ = ["Position", "game_points", "solve_actions", "solve_value"]
@@ -59,9 +69,9 @@ TABLES = tuple(_relabelling(t) for t in range(4))
 
 def game_points(x: int, level: int) -> int:
     """Game points (R18, R19) of a player who ends the hand with ``x`` card points."""
-    if x >= 61:
-        return (1 << level) * (4 if x == 121 else 2 if x >= 91 else 1)
-    return -(1 << level) * (4 if x == 0 else 2 if x <= 30 else 1)
+    if x >= WIN_POINTS:
+        return hand_value(level, x)
+    return -hand_value(level, TOTAL_POINTS - x)
 
 
 def _relabel(bits: int, label) -> int:

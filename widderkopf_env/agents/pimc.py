@@ -51,7 +51,7 @@ import math
 import random
 import time
 
-from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, from_bits
+from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, TRICKS, from_bits
 from widderkopf_env.rules import ANSWER, DISCARD, PLAY, TRUMP
 
 from .heuristic import HeuristicAgent
@@ -60,7 +60,6 @@ from .solver import game_points, solve_actions, solve_value
 
 __all__ = ["PIMCAgent"]
 
-TRICKS = 17
 
 
 class PIMCAgent:
