@@ -69,9 +69,11 @@ def rank_of(card: int) -> int:
 
 #: Queens and jacks of every suit: always trumps, never of a plain suit (R2, R3).
 QUEENS_JACKS = sum(1 << card_id(s, r) for s in range(4) for r in (QUEEN, JACK))
+#: The ranks of a suit's seven plain cards, highest first: A 10 K 9 8 7 6.
+PLAIN_RANKS = tuple(r for r in range(9) if r not in (QUEEN, JACK))
 #: The seven plain cards (A 10 K 9 8 7 6) of each suit.
 SUIT_MASK: tuple[int, ...] = tuple(
-    sum(1 << card_id(s, r) for r in range(9) if r not in (QUEEN, JACK)) for s in range(4)
+    sum(1 << card_id(s, r) for r in PLAIN_RANKS) for s in range(4)
 )
 #: The 15 trumps when suit ``t`` is named (R2).
 TRUMP_MASK: tuple[int, ...] = tuple(QUEENS_JACKS | SUIT_MASK[t] for t in range(4))
@@ -83,16 +85,28 @@ def trump_order(trump: int) -> tuple[int, ...]:
     """The 15 trumps for ``trump``, highest first: QC QS QH QD JC JS JH JD A 10 K 9 8 7 6."""
     queens = [card_id(s, QUEEN) for s in range(4)]
     jacks = [card_id(s, JACK) for s in range(4)]
-    plain = [card_id(trump, r) for r in range(9) if r not in (QUEEN, JACK)]
+    plain = [card_id(trump, r) for r in PLAIN_RANKS]
     return tuple(queens + jacks + plain)
 
 
+#: ``TRUMP_ORDER[t]``: :func:`trump_order` of each trump suit (R2, R3).
+TRUMP_ORDER: tuple[tuple[int, ...], ...] = tuple(trump_order(t) for t in range(4))
+#: Power of the lowest trump in :data:`POWER` (the 15 trumps have 101..115).
+LOWEST_TRUMP_POWER = 101
+
+
 def _power(trump: int, card: int) -> int:
-    """Trick-taking power: trumps 100+ (higher wins), plain cards 0..8 within their suit."""
-    order = trump_order(trump)
+    order = TRUMP_ORDER[trump]
     if card in order:
-        return 100 + len(order) - order.index(card)
+        return LOWEST_TRUMP_POWER + len(order) - 1 - order.index(card)
     return 9 - rank_of(card)
+
+
+#: ``POWER[t][c]``: trick-taking power of card ``c`` under trump suit ``t`` (R16): the
+#: trumps 101..115 (the club queen highest), a plain card 1..9 within its suit (the ace
+#: highest); a higher power wins when both cards are trumps or of the suit led.
+POWER: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_power(t, c) for c in range(NUM_CARDS)) for t in range(4))
 
 
 #: ``FOLLOW[t][c]``: the cards that follow a lead of card ``c`` under trump ``t`` (R15).
@@ -103,12 +117,12 @@ FOLLOW: tuple[tuple[int, ...], ...] = tuple(
 
 
 def _beats_table(trump: int) -> bytes:
-    power = [_power(trump, card) for card in range(NUM_CARDS)]
+    power = POWER[trump]
     table = bytearray(NUM_CARDS * NUM_CARDS)
     for led in range(NUM_CARDS):
         for other in range(NUM_CARDS):
             p_led, p_other = power[led], power[other]
-            if p_led >= 100 or p_other >= 100:
+            if p_led >= LOWEST_TRUMP_POWER or p_other >= LOWEST_TRUMP_POWER:
                 wins = p_other > p_led
             else:
                 wins = suit_of(other) == suit_of(led) and p_other > p_led

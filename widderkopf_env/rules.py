@@ -7,45 +7,48 @@ A :class:`Game` is a whole match (one hand by default). Drive it with
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-import operator
-import secrets
-from dataclasses import asdict, dataclass
-from enum import IntEnum
+from dataclasses import asdict
 
 from .cards import (
     BEATS,
     ESCALATE,
     FOLLOW,
-    HAND_SIZE,
     ID_TABLES,
     NUM_ACTIONS,
     PASS,
-    PILES,
     POINTS,
     SPITZER,
     TRICKS,
     TRUMP_ACTION,
     WIN_POINTS,
     action_name,
-    card_name,
     from_bits,
     hand_value,
-    parse_card,
     to_bits,
 )
+from .deals import (
+    SEATS,
+    as_int,
+    check_num_hands,
+    check_scores,
+    check_seed,
+    deal_to_spec,
+    decode_document,
+    encode_document,
+    parse_deal,
+    parse_player,
+    seeded_deal,
+    seeded_dealer,
+)
+from .engine_types import HandResult, IllegalActionError, Phase
+from .view import PlayerView
 
-
-class Phase(IntEnum):
-    """What the player to act decides (R9-R15)."""
-
-    TRUMP = 0  #: the chooser names the trump suit (actions 36-39)
-    DISCARD = 1  #: discard one hand card into the opponent's capture pile (0-35)
-    PLAY = 2  #: the due player plays a card (0-35) or escalates (40)
-    ANSWER = 3  #: the other player answers an escalation: escalate (40) or pass (41)
-    OVER = 4  #: the match is over
+# Re-exported: the engine's public names for what deals.py defines.
+__all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "as_action_id",
+           "deal_to_spec", "parse_deal", "parse_player", "seeded_deal", "seeded_dealer"]
+#: An action as a Python int (numpy integers too, bools not), else None.
+as_action_id = as_int
 
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = range(5)
@@ -53,134 +56,6 @@ _T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
-AGENTS = ("player_0", "player_1")
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now. The game is left unchanged."""
-
-    def __init__(self, message: str, action=None, phase=None, legal=()):
-        super().__init__(message)
-        self.action, self.phase, self.legal = action, phase, list(legal)
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """The outcome of one finished hand (R17-R19)."""
-
-    hand: int  #: index of the hand in the match, from 0
-    dealer: int
-    trump: int
-    card_points: tuple[int, int]  #: final card points incl. discards and Spitzer; sum 121
-    trick_points: tuple[int, int]  #: points taken in tricks only
-    discards: tuple[int, int]  #: card each player discarded (into the other's pile)
-    spitzer: int  #: player credited with the Spitzer
-    winner: int
-    crack_level: int
-    schneider: bool  #: winner has 91+ (value doubled)
-    schwarz: bool  #: winner has all 121 (value quadrupled instead)
-    value: int  #: game points the winner scored: 2**crack_level x (1, 2 or 4)
-    scores: tuple[int, int]  #: match scores after this hand
-
-
-def as_action_id(action) -> int | None:
-    """``action`` as a Python int if it is an integer (numpy integers included, bools not),
-    else None. Range and legality are checked elsewhere."""
-    if isinstance(action, bool):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
-
-
-def parse_player(player) -> int:
-    """0, 1, ``'player_0'`` or ``'player_1'`` -> 0 or 1."""
-    if player in (0, 1, "player_0", "player_1") and not isinstance(player, bool):
-        return player if isinstance(player, int) else AGENTS.index(player)
-    try:
-        value = operator.index(player)
-    except TypeError:
-        value = None
-    if value in (0, 1) and not isinstance(player, bool):
-        return value
-    raise ValueError(f"player must be 0, 1, 'player_0' or 'player_1', got {player!r}")
-
-
-def parse_deal(deal) -> tuple[tuple[list[int], list[int], list[int]], ...]:
-    """Validate a deal spec and return ``((hand, up, down), (hand, up, down))`` as card ids.
-
-    The spec is ``{"player_0": {"hand": [8 names], "up": [5], "down": [5]}, "player_1": ...}``
-    with ``up[i]`` lying on ``down[i]`` (R7). Raises ``ValueError`` saying what is wrong.
-    """
-    if not isinstance(deal, dict) or set(deal) != set(AGENTS):
-        got = sorted(deal) if isinstance(deal, dict) else type(deal).__name__
-        raise ValueError(f"deal must be a dict with keys 'player_0' and 'player_1', got {got}")
-    sizes = {"hand": HAND_SIZE, "up": PILES, "down": PILES}
-    out, seen = [], {}
-    for agent in AGENTS:
-        part = deal[agent]
-        if not isinstance(part, dict) or set(part) != set(sizes):
-            got = sorted(part) if isinstance(part, dict) else type(part).__name__
-            raise ValueError(f"deal[{agent!r}] must have keys 'hand', 'up', 'down', got {got}")
-        ids = []
-        for key, size in sizes.items():
-            names = part[key]
-            if isinstance(names, str) or not hasattr(names, "__len__") or len(names) != size:
-                raise ValueError(
-                    f"deal[{agent!r}][{key!r}] must list {size} card names, got {names!r}"
-                )
-            cards = []
-            for name in names:
-                try:
-                    card = parse_card(name)
-                except ValueError as err:
-                    raise ValueError(f"deal[{agent!r}][{key!r}]: {err}") from None
-                if card in seen:
-                    raise ValueError(
-                        f"card {card_name(card)} is dealt twice: in {seen[card]} and in "
-                        f"{agent}.{key}"
-                    )
-                seen[card] = f"{agent}.{key}"
-                cards.append(card)
-            ids.append(cards)
-        out.append(tuple(ids))
-    return tuple(out)
-
-
-def deal_to_spec(deal) -> dict:
-    """The inverse of :func:`parse_deal`: card ids -> the named deal spec."""
-    return {
-        agent: {key: [card_name(c) for c in cards] for key, cards in zip(("hand", "up", "down"), part, strict=True)}
-        for agent, part in zip(AGENTS, deal, strict=True)
-    }
-
-
-_PERMUTATIONS = math.factorial(36)
-
-
-def _hash_int(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "little")
-
-
-def seeded_deal(seed: int, hand: int):
-    """The deal of hand ``hand`` of the match with ``seed``: a uniform random permutation.
-
-    The 512-bit BLAKE2b hash of ``"widderkopf/<seed>/hand/<hand>"`` is reduced modulo 36!
-    and decoded in the factorial number system (bias below 2**-370). The same seed gives
-    the same deals on every platform and Python version.
-    """
-    x = _hash_int(f"widderkopf/{seed}/hand/{hand}") % _PERMUTATIONS
-    cards = list(range(36))
-    for i in range(35, 0, -1):  # Fisher-Yates, with the swaps read off x
-        x, j = divmod(x, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return tuple((cards[b:b + 8], cards[b + 8:b + 13], cards[b + 13:b + 18]) for b in (0, 18))
-
-
-def seeded_dealer(seed: int) -> int:
-    """The first dealer drawn from ``seed`` (R6)."""
-    return _hash_int(f"widderkopf/{seed}/dealer") & 1
 
 
 _STATE_FIELDS = (
@@ -226,10 +101,9 @@ class Game:
         ``dealer`` is the first dealer (0/1 or ``'player_0'``/``'player_1'``); None draws it
         from the seed (R6). ``num_hands`` hands are played, more while tied (R20).
         """
-        seed = _check_seed(seed)
-        if dealer is None:
-            dealer = seeded_dealer(seed)
-        return cls._create(seed, parse_player(dealer), num_hands, scores, [])
+        seed = check_seed(seed)
+        dealer = seeded_dealer(seed) if dealer is None else parse_player(dealer)
+        return cls._create(seed, dealer, num_hands, scores, [])
 
     @classmethod
     def from_deal(cls, deal: dict, dealer=0, num_hands: int = 1, seed: int | None = None,
@@ -239,21 +113,74 @@ class Game:
         Later hands of a match are dealt from ``seed``. ``scores`` are the match scores
         before the hand (they decide who names trumps, R9).
         """
-        return cls._create(_check_seed(seed), parse_player(dealer), num_hands, scores,
+        return cls._create(check_seed(seed), parse_player(dealer), num_hands, scores,
                            [parse_deal(deal)])
 
     @classmethod
     def _create(cls, seed, dealer, num_hands, scores, deals) -> Game:
-        if isinstance(num_hands, bool) or not isinstance(num_hands, int) or num_hands < 1:
-            raise ValueError(f"num_hands must be a positive int, got {num_hands!r}")
-        if (len(scores) != 2 or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
-                                    for s in scores)):
-            raise ValueError(f"scores must be two non-negative ints, got {scores!r}")
+        num_hands, scores = check_num_hands(num_hands), check_scores(scores)
         g = cls.__new__(cls)
         g.seed, g.num_hands, g.first_dealer = seed, num_hands, dealer
-        g.initial_scores = tuple(scores)
+        g.initial_scores = scores
         g.scores, g.hand_no, g.results, g.deals, g.history = list(scores), 0, [], deals, []
         g._start_hand()
+        return g
+
+    @classmethod
+    def from_view(cls, view: PlayerView, opponent_hand, face_down, opponent_discard=-1) -> Game:
+        """The game of ``view``'s public position with these hidden cards: a world for search.
+
+        ``opponent_hand``: the opponent's hand (card ids or a bit set, as many cards as the
+        view says); ``face_down``: ``{pile: card}`` for every pile (engine index
+        ``5 * player + i``) that still holds a face-down card; ``opponent_discard``: their
+        discard once they have discarded, else -1. The hidden cards must be exactly the
+        view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of
+        the current hand exactly as the real game would with those cards; its seed, deals
+        and history are not known to the view and are left empty.
+        """
+        me, opp = view.player, view.opponent
+        hand = opponent_hand if isinstance(opponent_hand, int) else to_bits(opponent_hand)
+        slots = view.face_down_piles
+        if tuple(sorted(face_down)) != slots:
+            raise ValueError(f"face_down must give a card for piles {list(slots)}, "
+                             f"got piles {sorted(face_down)}")
+        if hand.bit_count() != view.hand_size_opp:
+            raise ValueError(f"opponent_hand must hold {view.hand_size_opp} cards, got "
+                             f"{hand.bit_count()}")
+        if (opponent_discard >= 0) != bool(view.opp_discarded):
+            raise ValueError("opponent_discard must be a card exactly when the opponent has "
+                             "discarded")
+        hidden = hand | to_bits(face_down.values())
+        if opponent_discard >= 0:
+            hidden |= 1 << opponent_discard
+        count = hand.bit_count() + len(slots) + (opponent_discard >= 0)
+        if hidden != view.unseen or hidden.bit_count() != count:
+            raise ValueError("the hidden cards must be the view's unseen cards, each once")
+        g = cls.__new__(cls)
+        g.seed, g.num_hands, g.hand_no = 0, view.num_hands, view.hand_no
+        g.first_dealer = view.dealer ^ (view.hand_no & 1)
+        g.initial_scores, g.scores = tuple(view.scores), list(view.scores)
+        g.results = [view.last_result] if view.last_result is not None else []
+        g.deals, g.history = [None] * (view.hand_no + 1), []
+        g.dealer, g.phase, g.current = view.dealer, view.phase, view.current
+        g.trump, g.chooser = view.trump, view.chooser
+        g.hand, g.upbits, g.covered, g.discard = [0, 0], [0, 0], [0, 0], [-1, -1]
+        g.hand[me], g.hand[opp] = view.hand, hand
+        g.upbits[me], g.upbits[opp] = view.my_up, view.opp_up
+        g.covered[me], g.covered[opp] = view.my_covered, view.opp_covered
+        g.discard[me], g.discard[opp] = view.my_discard, opponent_discard
+        g.up, g.down, g.lead_pile = [-1] * 10, [-1] * 10, -1
+        for p, piles in ((me, view.my_piles), (opp, view.opp_piles)):
+            for i, (top, _has_down) in enumerate(piles):
+                g.up[5 * p + i] = top
+        for pile, card in face_down.items():
+            g.down[pile] = card
+            if g.up[pile] < 0:  # the open trick's lead came off this pile (R14)
+                g.lead_pile = pile
+        g.won, g.trick_points, g.played = list(view.won), list(view.trick_points), list(view.played)
+        g.lead, g.leader, g.tricks = view.lead, view.leader, list(view.tricks)
+        g.level, g.cracker, g.recracker = view.level, view.cracker, view.recracker
+        g._legal = -1
         return g
 
     def _start_hand(self) -> None:
@@ -278,7 +205,7 @@ class Game:
         self._legal = -1
 
     def clone(self) -> Game:
-        """An independent copy (cheap; no deepcopy)."""
+        """An independent copy (cheap; ``copy.copy`` and ``copy.deepcopy`` give the same)."""
         g = Game.__new__(Game)
         for f in _SCALAR_FIELDS:
             setattr(g, f, getattr(self, f))
@@ -288,6 +215,12 @@ class Game:
         g.won, g.trick_points, g.played = self.won[:], self.trick_points[:], self.played[:]
         g.tricks = self.tricks[:]
         return g
+
+    def __copy__(self) -> Game:
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> Game:
+        return self.clone()  # everything clone() does not copy is immutable
 
     # --- queries -------------------------------------------------------------------------
 
@@ -313,10 +246,14 @@ class Game:
             m = self._compute_legal()
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
-    def may_escalate(self, player: int) -> bool:
-        """Whether ``player`` still holds the right to the next escalation (R11): the level
-        is below 4, they have played no card this hand, and the next escalation is theirs.
-        (It is a legal action only when they are also due, or answering.)"""
+    def may_escalate(self, player) -> bool:
+        """Whether ``player`` (0, 1, ``'player_0'``, ``'player_1'``) still holds the right to
+        the next escalation (R11): the level is below 4, they have played no card this
+        hand, and the next escalation is theirs. (It is a legal action only when they are
+        also due, or answering.)"""
+        return self._may_escalate(parse_player(player))
+
+    def _may_escalate(self, player: int) -> bool:
         level = self.level
         if level >= 4 or self.played[player] or self.phase == OVER:
             return False
@@ -327,29 +264,35 @@ class Game:
         played = self.played
         if played[0] and played[1]:  # from the second trick on nobody may escalate (R11)
             return (False, False)
-        return (self.may_escalate(0), self.may_escalate(1))
+        return (self._may_escalate(0), self._may_escalate(1))
 
     def _compute_legal(self) -> int:
-        ph = self.phase
-        if ph == PLAY:
-            p = self.current
-            m = self.hand[p] | self.upbits[p]
-            if self.lead >= 0:
-                f = m & FOLLOW[self.trump][self.lead]
-                if f:
-                    m = f
-            if self.level < 4 and not self.played[p] and self.may_escalate(p):
-                m |= _ESC_BIT
-        elif ph == ANSWER:
-            m = _ANSWER_BITS
-        elif ph == DISCARD:
-            m = self.hand[self.current]
-        elif ph == TRUMP:
-            m = _TRUMP_BITS
-        else:
-            m = 0
+        m = self._LEGAL[self.phase](self)
         self._legal = m
         return m
+
+    def _legal_trump(self) -> int:
+        return _TRUMP_BITS
+
+    def _legal_discard(self) -> int:
+        return self.hand[self.current]
+
+    def _legal_play(self) -> int:
+        p = self.current
+        m = self.hand[p] | self.upbits[p]
+        if self.lead >= 0:
+            f = m & FOLLOW[self.trump][self.lead]
+            if f:
+                m = f
+        if self.level < 4 and not self.played[p] and self._may_escalate(p):
+            m |= _ESC_BIT
+        return m
+
+    def _legal_answer(self) -> int:
+        return _ANSWER_BITS
+
+    def _legal_over(self) -> int:
+        return 0
 
     def card_points(self) -> tuple[int, int]:
         """Card points in each capture pile, discards included (full information, R17).
@@ -388,28 +331,31 @@ class Game:
             self._reject(action, m)
         self._legal = -1
         self.history.append(action)
-        ph = self.phase
-        if ph == 2:  # PLAY
-            if action < 36:
-                self._play(action)
-            else:
-                self._escalate_due()
-        elif ph == 3:  # ANSWER
-            if action == ESCALATE:
-                self._raise_level(self.current)
-            self.phase, self.current = PLAY, 1 - self.current
-        elif ph == 1:  # DISCARD
-            p = self.current
-            self.hand[p] ^= 1 << action
-            self.discard[p] = action
-            if p == self.dealer:
-                self.phase = PLAY
-                self.current = 1 - self.dealer
-            else:
-                self.current = self.dealer
-        else:  # TRUMP
-            self.trump = action - TRUMP_ACTION
-            self.phase, self.current = DISCARD, 1 - self.dealer
+        self._APPLY[self.phase](self, action)
+
+    def _apply_trump(self, action: int) -> None:
+        self.trump = action - TRUMP_ACTION
+        self.phase, self.current = DISCARD, 1 - self.dealer
+
+    def _apply_discard(self, card: int) -> None:
+        p = self.current
+        self.hand[p] ^= 1 << card
+        self.discard[p] = card
+        if p == self.dealer:
+            self.phase, self.current = PLAY, 1 - self.dealer
+        else:
+            self.current = self.dealer
+
+    def _apply_play(self, action: int) -> None:
+        if action < 36:
+            self._play(action)
+        else:
+            self._escalate_due()
+
+    def _apply_answer(self, action: int) -> None:
+        if action == ESCALATE:
+            self._raise_level(self.current)
+        self.phase, self.current = PLAY, 1 - self.current
 
     def _coerce(self, action, mask: int) -> int:
         value = as_action_id(action)
@@ -441,7 +387,7 @@ class Game:
         due = self.current
         self._raise_level(due)
         other = 1 - due
-        if self.may_escalate(other):  # R11 step 2: the other player answers at once
+        if self._may_escalate(other):  # R11 step 2: the other player answers at once
             self.phase, self.current = ANSWER, other
 
     def _play(self, card: int) -> None:
@@ -504,35 +450,38 @@ class Game:
 
     # --- views and serialisation ---------------------------------------------------------
 
-    def view(self, player):
+    def view(self, player) -> PlayerView:
         """What ``player`` may see now (R8): a :class:`~widderkopf_env.view.PlayerView`."""
-        from .view import PlayerView
-
         return PlayerView.of(self, parse_player(player))
 
     def to_json(self) -> str:
-        """The match as JSON: seed, set-up, the deal of every hand so far and all actions."""
-        return json.dumps({
-            "format": "widderkopf-game", "version": 1, "seed": self.seed,
-            "num_hands": self.num_hands, "first_dealer": self.first_dealer,
-            "initial_scores": list(self.initial_scores),
-            "deals": [deal_to_spec(d) for d in self.deals],
-            "actions": [action_name(a) for a in self.history],
-        })
+        """The match as JSON: seed, set-up, the deal of every hand so far and all actions
+        (the format is :data:`widderkopf_env.deals.DOCUMENT_SCHEMA`)."""
+        return encode_document(self.seed, self.num_hands, self.first_dealer,
+                               self.initial_scores, self.deals, self.history)
 
     @classmethod
-    def from_json(cls, text: str) -> Game:
-        """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions)."""
-        data = json.loads(text)
-        if data.get("format") != "widderkopf-game" or data.get("version") != 1:
-            raise ValueError("not a widderkopf-game version 1 JSON document")
-        deals = [parse_deal(d) for d in data["deals"]]
-        g = cls._create(data["seed"], data["first_dealer"], data["num_hands"],
-                        tuple(data["initial_scores"]), deals[:1])
-        g.deals.extend(deals[1:])
-        by_name = {action_name(a): a for a in range(NUM_ACTIONS)}
-        for name in data["actions"]:
-            g.apply(by_name[name])
+    def from_json(cls, text) -> Game:
+        """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions).
+
+        Every field is checked (:func:`widderkopf_env.deals.decode_document`) and every
+        action must be legal when replayed; anything else raises ``ValueError`` naming it.
+        """
+        doc = decode_document(text)
+        deals = doc["deals"]
+        g = cls._create(doc["seed"], doc["first_dealer"], doc["num_hands"],
+                        doc["initial_scores"], deals[:1])
+        g.deals.extend(deals[1:])  # later hands are played with the listed deals
+        for k, action in enumerate(doc["actions"]):
+            try:
+                g.apply(action)
+            except IllegalActionError as err:
+                raise ValueError(f"game file: action #{k} ({action_name(action)}) cannot be "
+                                 f"replayed: {err}") from None
+        started = g.hand_no + (g.phase != OVER)
+        if started != len(deals):
+            raise ValueError(f"game file: 'deals' lists {len(deals)} deals but the actions "
+                             f"play {started} hands")
         return g
 
     def state_dict(self) -> dict:
@@ -549,18 +498,11 @@ class Game:
                 f"phase={Phase(self.phase).name} current={self.current} trump={self.trump} "
                 f"level={self.level} tricks={len(self.tricks)} scores={self.scores}>")
 
+    # One method per phase (indexed by Phase): the legal actions and what an action does.
+    _LEGAL = (_legal_trump, _legal_discard, _legal_play, _legal_answer, _legal_over)
+    _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
+
 
 def _describe(mask: int) -> str:
     acts = from_bits(mask)
     return ", ".join(f"{a} ({action_name(a)})" for a in acts) if acts else "none"
-
-
-def _check_seed(seed) -> int:
-    if seed is None:
-        return secrets.randbits(63)
-    if isinstance(seed, bool):
-        raise ValueError(f"seed must be an int or None, got {seed!r}")
-    try:
-        return operator.index(seed)
-    except TypeError:
-        raise ValueError(f"seed must be an int or None, got {seed!r}") from None

@@ -14,7 +14,7 @@ as when it is run on a stand-in made from the view alone.
 
 from __future__ import annotations
 
-from .cards import from_bits
+from .cards import FOLLOW, from_bits
 
 
 class PlayerView:
@@ -97,6 +97,27 @@ class PlayerView:
         if self.my_discard >= 0:
             seen |= 1 << self.my_discard
         return ((1 << 36) - 1) & ~seen
+
+    @property
+    def face_down_piles(self) -> tuple[int, ...]:
+        """The piles, as engine indices ``5 * player + i``, that still hold a face-down
+        card (whose card this player has not seen), ascending."""
+        p, o = self.player, self.opponent
+        mine = [5 * p + i for i, (_top, down) in enumerate(self.my_piles) if down]
+        theirs = [5 * o + i for i, (_top, down) in enumerate(self.opp_piles) if down]
+        return tuple(sorted(mine + theirs))
+
+    @property
+    def opponent_voids(self) -> int:
+        """The card classes (``FOLLOW`` masks, R15) the opponent has failed to follow this
+        hand: a plain suit, or all trumps. Their hand never gains cards, so it holds none
+        of these (face-down cards were not playable then, so they may)."""
+        me, t = self.player, self.trump
+        void = 0
+        for leader, led, other, _winner in self.tricks:
+            if leader == me and not (FOLLOW[t][led] >> other) & 1:
+                void |= FOLLOW[t][led]
+        return void
 
     def key(self) -> tuple:
         """All fields as a tuple: equal keys mean identical information."""

@@ -78,39 +78,39 @@ from widderkopf_env.cards import (
     BEATS,
     ESCALATE,
     FOLLOW,
+    LOWEST_TRUMP_POWER,
     NUM_CARDS,
     PASS,
     POINTS,
+    POWER,
     QUEENS_JACKS,
     SPITZER,
     SUIT_MASK,
     TRUMP_ACTION,
     TRUMP_MASK,
+    TRUMP_ORDER,
     from_bits,
-    trump_order,
 )
 from widderkopf_env.rules import ANSWER, DISCARD, PLAY
-
-TRUMP_ORDER = tuple(trump_order(t) for t in range(4))
 
 
 def _tables():
     """Per ``trump * 36 + card``: higher cards of its class, its class (what follows it),
-    its points (+1 for the Spitzer), its power (higher = stronger) and whether it is trump."""
-    above, cls, pts, power, is_trump = [], [], [], [], []
+    its points (+1 for the Spitzer), and its rank among the trumps (0 for the lowest, 14
+    for the club queen; -1 for a plain card)."""
+    above, cls, pts, trump_rank = [], [], [], []
     for t in range(4):
-        order = TRUMP_ORDER[t]
         for c in range(NUM_CARDS):
             beats = sum(1 << o for o in range(NUM_CARDS) if BEATS[t][c * NUM_CARDS + o])
             above.append(beats & FOLLOW[t][c])
             cls.append(FOLLOW[t][c])
             pts.append(POINTS[c] + (c == SPITZER[t]))
-            is_trump.append(c in order)
-            power.append(40 - order.index(c) if c in order else 9 - c % 9)
-    return tuple(above), tuple(cls), tuple(pts), tuple(power), tuple(is_trump)
+            trump_rank.append(max(POWER[t][c] - LOWEST_TRUMP_POWER, -1))
+    return tuple(above), tuple(cls), tuple(pts), tuple(trump_rank)
 
 
-ABOVE, CLASS, PTS, POWER, IS_TRUMP = _tables()
+ABOVE, CLASS, PTS, TRUMP_RANK = _tables()
+IS_TRUMP = tuple(rank >= 0 for rank in TRUMP_RANK)
 ACES, TENS = (sum(1 << (s * 9 + r) for s in range(4)) for r in (0, 1))
 #: Weight of each trump by its place in the trump order (club queen first), for strength.
 TRUMP_WEIGHT = (3.0, 2.7, 2.4, 2.2, 2.0, 1.8, 1.7, 1.6, 1.5, 1.4, 1.2, 1.1, 1.0, 1.0, 1.0)
@@ -195,7 +195,7 @@ class HeuristicAgent:
             i = t * 36 + c
             s = -0.054 * PTS[i]
             if IS_TRUMP[i]:
-                s -= 0.077 + 0.103 * (POWER[i] - 26) / 15
+                s -= 0.077 + 0.103 * TRUMP_RANK[i] / 15
             else:
                 s += _DISCARD_RANK[c % 9]
                 k = (mine & CLASS[i]).bit_count()
@@ -235,13 +235,9 @@ class HeuristicAgent:
     def _play(self, view, legal: int) -> int:
         if legal & (legal - 1) == 0:  # one legal card
             return legal.bit_length() - 1
-        t, me = view.trump, view.player
+        t = view.trump
         base, tm = t * 36, TRUMP_MASK[t]
-        void = 0  # classes the opponent could not follow when we led them
-        for leader, led, other, _winner in view.tricks:
-            if leader == me and not FOLLOW[t][led] >> other & 1:
-                void |= FOLLOW[t][led]
-        hidden = view.unseen & ~void  # cards that may be in the opponent's hand
+        hidden = view.unseen & ~view.opponent_voids  # cards that may be in the opponent's hand
         n = hidden.bit_count()
         nq = 1.0 - (min(1.0, view.hand_size_opp / n) if n else 0.0)  # P(card not theirs)
         opp_up = view.opp_up

@@ -51,7 +51,7 @@ The world
 
 from __future__ import annotations
 
-from widderkopf_env.cards import FOLLOW, from_bits
+from widderkopf_env.cards import from_bits
 from widderkopf_env.rules import Game
 
 __all__ = ["HiddenInfo", "Resampler", "hidden_info", "opponent_voids", "resample"]
@@ -78,14 +78,7 @@ class HiddenInfo:
 
 def opponent_voids(view) -> int:
     """Union of the classes (FOLLOW masks) the opponent failed to follow (R15)."""
-    me, t = view.player, view.trump
-    void = 0
-    for leader, led, other, _winner in view.tricks:
-        if leader == me:
-            cls = FOLLOW[t][led]
-            if not (cls >> other) & 1:
-                void |= cls
-    return void
+    return view.opponent_voids
 
 
 def hidden_info(view) -> HiddenInfo:
@@ -93,15 +86,11 @@ def hidden_info(view) -> HiddenInfo:
     the view is inconsistent (more hidden places than unseen cards, or too few cards
     left for the opponent's hand)."""
     info = HiddenInfo()
-    me, opp = view.player, view.opponent
     info.unseen = unseen = view.unseen
-    info.void = void = opponent_voids(view) if view.tricks else 0
+    info.void = void = view.opponent_voids
     info.allowed = unseen & ~void
     info.hand_size = view.hand_size_opp
-    slots = []
-    for p, piles in ((me, view.my_piles), (opp, view.opp_piles)):
-        slots.extend(5 * p + i for i, (_top, has_down) in enumerate(piles) if has_down)
-    info.down_slots = tuple(sorted(slots))
+    info.down_slots = slots = view.face_down_piles
     info.discard = bool(view.opp_discarded)
     places = info.hand_size + len(slots) + info.discard
     if places != unseen.bit_count():
@@ -111,70 +100,24 @@ def hidden_info(view) -> HiddenInfo:
     return info
 
 
-def _template(view) -> Game:
-    """A Game holding the public part of ``view`` (hidden places left to fill)."""
-    me, opp = view.player, view.opponent
-    g = Game.__new__(Game)
-    g.seed = 0
-    g.num_hands, g.hand_no = view.num_hands, view.hand_no
-    g.first_dealer = view.dealer ^ (view.hand_no & 1)
-    g.initial_scores = tuple(view.scores)
-    g.scores = list(view.scores)
-    g.results = [view.last_result] if view.last_result is not None else []
-    g.deals = [None] * (view.hand_no + 1)
-    g.history = []
-    g.dealer, g.phase, g.current = view.dealer, view.phase, view.current
-    g.trump, g.chooser = view.trump, view.chooser
-    hand, upbits, covered, discard = [0, 0], [0, 0], [0, 0], [-1, -1]
-    hand[me] = view.hand
-    upbits[me], upbits[opp] = view.my_up, view.opp_up
-    covered[me], covered[opp] = view.my_covered, view.opp_covered
-    discard[me] = view.my_discard
-    g.hand, g.upbits, g.covered, g.discard = hand, upbits, covered, discard
-    up, down = [-1] * 10, [-1] * 10
-    lead_pile = -1
-    for p, piles in ((me, view.my_piles), (opp, view.opp_piles)):
-        for i, (top, has_down) in enumerate(piles):
-            up[5 * p + i] = top
-            if has_down:
-                down[5 * p + i] = 99  # placeholder for a hidden card
-                if top < 0:  # the lead of the open trick came off this pile (R14)
-                    lead_pile = 5 * p + i
-    g.up, g.down = up, down
-    g.won, g.trick_points = list(view.won), list(view.trick_points)
-    g.played = list(view.played)
-    g.lead, g.leader, g.lead_pile = view.lead, view.leader, lead_pile
-    g.tricks = list(view.tricks)
-    g.level, g.cracker, g.recracker = view.level, view.cracker, view.recracker
-    g._legal = -1
-    return g
-
-
 class Resampler:
     """Draws worlds for one view: the analysis is done once, each world costs ~10 us."""
 
     def __init__(self, view):
         self.view, self.info = view, hidden_info(view)
-        self._template = _template(view)
         self._allowed = from_bits(self.info.allowed)
 
     def sample(self, rng) -> Game:
         """A world consistent with the view, uniform over all consistent deals."""
-        info, opp = self.info, self.view.opponent
-        g = self._template.clone()
+        info = self.info
         bits = 0
         if info.hand_size:
             for c in rng.sample(self._allowed, info.hand_size):
                 bits |= 1 << c
-        g.hand[opp] = bits
         rest = from_bits(info.unseen & ~bits)
         rng.shuffle(rest)
-        down = g.down
-        for i, slot in enumerate(info.down_slots):
-            down[slot] = rest[i]
-        if info.discard:
-            g.discard[opp] = rest[-1]
-        return g
+        face_down = dict(zip(info.down_slots, rest, strict=False))
+        return Game.from_view(self.view, bits, face_down, rest[-1] if info.discard else -1)
 
 
 def resample(view, rng) -> Game:

@@ -32,6 +32,7 @@ from widderkopf_env.cards import (
     BEATS,
     FOLLOW,
     POINTS,
+    POWER,
     SPITZER,
     TOTAL_POINTS,
     TRUMP_MASK,
@@ -47,8 +48,7 @@ __all__ = ["Position", "game_points", "solve_actions", "solve_value"]
 def _relabelling(t: int):
     """``(order, pts, follow, beats, block)`` in power-ordered labels for trump ``t``;
     ``order[i]`` is the card id with label ``i``."""
-    def strength(c):  # how many cards c beats when led against it
-        return sum(BEATS[t][o * 36 + c] for o in range(36))
+    strength = POWER[t].__getitem__  # within a class, power orders the cards
 
     trumps = sorted((c for c in range(36) if TRUMP_MASK[t] >> c & 1), key=strength)
     order = list(trumps)

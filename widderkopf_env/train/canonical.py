@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from widderkopf_env.cards import NUM_ACTIONS, NUM_CARDS, trump_order
+from widderkopf_env.cards import NUM_ACTIONS, NUM_CARDS, PLAIN_RANKS, TRUMP_ORDER
 from widderkopf_env.observation import OBS_SIZE, OFFSETS, PIECES
 
-_PLAIN_RANKS = (0, 1, 2, 5, 6, 7, 8)  # A 10 K 9 8 7 6
 TRUMP_SUIT_AT = OFFSETS["trump_suit"][0]
 
 
@@ -34,14 +33,14 @@ def _roles(t: int) -> list[int]:
     """``roles[c]``: the canonical position of card ``c`` under trump suit ``t``."""
     if t == 4:
         return list(range(NUM_CARDS))
-    order = trump_order(t)
+    order = TRUMP_ORDER[t]
     others = [s for s in range(4) if s != t]
     roles = []
     for c in range(NUM_CARDS):
         if c in order:
             roles.append(order.index(c))
         else:
-            roles.append(15 + 7 * others.index(c // 9) + _PLAIN_RANKS.index(c % 9))
+            roles.append(15 + 7 * others.index(c // 9) + PLAIN_RANKS.index(c % 9))
     return roles
 
 

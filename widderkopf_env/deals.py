@@ -1,0 +1,243 @@
+"""Seats, deals and the game file format: everything about a match that is plain data.
+
+- Seats: ``SEATS`` names them ``"player_0"``, ``"player_1"``; :func:`parse_player` takes a
+  seat in any accepted spelling.
+- Deal specs by card names (:func:`parse_deal`, :func:`deal_to_spec`) and seeded deals
+  (:func:`seeded_deal`, :func:`seeded_dealer`, RULES R6-R7).
+- The JSON game file (:func:`encode_document`, :func:`decode_document`): ``Game.to_json``
+  and ``Game.from_json`` are built on them. The schema is in :data:`DOCUMENT_SCHEMA`.
+
+Nothing here knows the engine's state; :mod:`widderkopf_env.rules` builds games from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import operator
+import secrets
+
+from .cards import HAND_SIZE, NUM_ACTIONS, PILES, action_name, card_name, parse_card
+
+#: The two seats, in engine order (player 0, player 1).
+SEATS = ("player_0", "player_1")
+_SEAT_INDEX = {"player_0": 0, "player_1": 1}
+
+
+def as_int(value) -> int | None:
+    """``value`` as a Python int if it is an integer (numpy integers included, bools not),
+    else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def parse_player(player) -> int:
+    """0, 1, ``'player_0'`` or ``'player_1'`` (numpy integers too) -> 0 or 1."""
+    index = _SEAT_INDEX.get(player) if isinstance(player, str) else as_int(player)
+    if index in (0, 1):
+        return index
+    raise ValueError(f"player must be 0, 1, 'player_0' or 'player_1', got {player!r}")
+
+
+def check_seed(seed) -> int:
+    """A seed as a Python int (numpy integers accepted); None draws a fresh 63-bit one."""
+    if seed is None:
+        return secrets.randbits(63)
+    value = as_int(seed)
+    if value is None:
+        raise ValueError(f"seed must be an int or None, got {seed!r}")
+    return value
+
+
+#: Bounds that keep every count well inside the C encoder's integers.
+MAX_HANDS, MAX_SCORE = 1_000_000, 1_000_000_000
+
+
+def check_num_hands(num_hands) -> int:
+    """``num_hands`` as an int in 1..MAX_HANDS (numpy integers accepted)."""
+    value = as_int(num_hands)
+    if value is None or not 1 <= value <= MAX_HANDS:
+        raise ValueError(f"num_hands must be an int in 1..{MAX_HANDS:,}, got {num_hands!r}")
+    return value
+
+
+def check_scores(scores) -> tuple[int, int]:
+    """Match scores as a pair of ints in 0..MAX_SCORE (a tuple or list of two)."""
+    values = tuple(map(as_int, scores)) if isinstance(scores, (tuple, list)) else ()
+    if len(values) != 2 or any(v is None or not 0 <= v <= MAX_SCORE for v in values):
+        raise ValueError(f"scores must be a tuple of two ints in 0..{MAX_SCORE:,}, got "
+                         f"{scores!r}")
+    return values
+
+
+def parse_deal(deal) -> tuple[tuple[list[int], list[int], list[int]], ...]:
+    """Validate a deal spec and return ``((hand, up, down), (hand, up, down))`` as card ids.
+
+    The spec is ``{"player_0": {"hand": [8 names], "up": [5], "down": [5]}, "player_1": ...}``
+    with ``up[i]`` lying on ``down[i]`` (R7). Raises ``ValueError`` saying what is wrong.
+    """
+    if not isinstance(deal, dict) or set(deal) != set(SEATS):
+        got = sorted(map(repr, deal)) if isinstance(deal, dict) else type(deal).__name__
+        raise ValueError(f"deal must be a dict with keys 'player_0' and 'player_1', got {got}")
+    sizes = {"hand": HAND_SIZE, "up": PILES, "down": PILES}
+    out, seen = [], {}
+    for agent in SEATS:
+        part = deal[agent]
+        if not isinstance(part, dict) or set(part) != set(sizes):
+            got = sorted(map(repr, part)) if isinstance(part, dict) else type(part).__name__
+            raise ValueError(f"deal[{agent!r}] must have keys 'hand', 'up', 'down', got {got}")
+        ids = []
+        for key, size in sizes.items():
+            names = part[key]
+            if not isinstance(names, (list, tuple)) or len(names) != size:
+                raise ValueError(
+                    f"deal[{agent!r}][{key!r}] must list {size} card names (a list or "
+                    f"tuple), got {names!r}")
+            cards = []
+            for name in names:
+                try:
+                    card = parse_card(name)
+                except ValueError as err:
+                    raise ValueError(f"deal[{agent!r}][{key!r}]: {err}") from None
+                if card in seen:
+                    raise ValueError(f"card {card_name(card)} is dealt twice: in {seen[card]} "
+                                     f"and in {agent}.{key}")
+                seen[card] = f"{agent}.{key}"
+                cards.append(card)
+            ids.append(cards)
+        out.append(tuple(ids))
+    return tuple(out)
+
+
+def deal_to_spec(deal) -> dict:
+    """The inverse of :func:`parse_deal`: card ids -> the named deal spec."""
+    return {
+        agent: {key: [card_name(c) for c in cards]
+                for key, cards in zip(("hand", "up", "down"), part, strict=True)}
+        for agent, part in zip(SEATS, deal, strict=True)
+    }
+
+
+# --- seeded deals ----------------------------------------------------------------------------
+
+_PERMUTATIONS = math.factorial(36)
+
+
+def _hash_int(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "little")
+
+
+def seeded_deal(seed: int, hand: int):
+    """The deal of hand ``hand`` of the match with ``seed``: a uniform random permutation.
+
+    The 512-bit BLAKE2b hash of ``"widderkopf/<seed>/hand/<hand>"`` is reduced modulo 36!
+    and decoded in the factorial number system (bias below 2**-370). The same seed gives
+    the same deals on every platform and Python version.
+    """
+    x = _hash_int(f"widderkopf/{seed}/hand/{hand}") % _PERMUTATIONS
+    cards = list(range(36))
+    for i in range(35, 0, -1):  # Fisher-Yates, with the swaps read off x
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return tuple((cards[b:b + 8], cards[b + 8:b + 13], cards[b + 13:b + 18]) for b in (0, 18))
+
+
+def seeded_dealer(seed: int) -> int:
+    """The first dealer drawn from ``seed`` (R6)."""
+    return _hash_int(f"widderkopf/{seed}/dealer") & 1
+
+
+# --- the game file ---------------------------------------------------------------------------
+
+#: The JSON game file, field by field (``Game.to_json`` writes it, ``Game.from_json``
+#: checks every field and replays the actions).
+DOCUMENT_SCHEMA = {
+    "format": '"widderkopf-game"',
+    "version": "1",
+    "seed": "int: later hands are dealt from it",
+    "num_hands": "int >= 1: hands in the match (more while tied, R20)",
+    "first_dealer": "0 or 1",
+    "initial_scores": "[int >= 0, int >= 0]: match scores before the first hand",
+    "deals": "list of deal specs (see parse_deal), one per hand started, at least one",
+    "actions": "list of action names (action_name: 'QC', 'trump H', 'escalate', 'pass')",
+}
+_ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}
+
+
+def encode_document(seed, num_hands, first_dealer, initial_scores, deals, actions) -> str:
+    """The JSON game file of a match (see :data:`DOCUMENT_SCHEMA`)."""
+    return json.dumps({
+        "format": "widderkopf-game", "version": 1, "seed": seed, "num_hands": num_hands,
+        "first_dealer": first_dealer, "initial_scores": list(initial_scores),
+        "deals": [deal_to_spec(d) for d in deals],
+        "actions": [action_name(a) for a in actions],
+    })
+
+
+def _field(data: dict, key: str):
+    if key not in data:
+        raise ValueError(f"game file: missing field {key!r} (fields: {', '.join(DOCUMENT_SCHEMA)})")
+    return data[key]
+
+
+def _count(data: dict, key: str, low: int, high: int | None = None) -> int:
+    value = _field(data, key)
+    if type(value) is not int or value < low or (high is not None and value > high):
+        allowed = DOCUMENT_SCHEMA.get(key, f"int >= {low}")
+        raise ValueError(f"game file: {key!r} must be {allowed}, got {value!r}")
+    return value
+
+
+def _seed(data: dict) -> int:
+    seed = _field(data, "seed")
+    if type(seed) is not int:
+        raise ValueError(f"game file: 'seed' must be an int, got {seed!r}")
+    return seed
+
+
+def decode_document(text) -> dict:
+    """Check a JSON game file against :data:`DOCUMENT_SCHEMA` and return its fields as
+    engine values (deals as card ids, actions as ids). Raises ``ValueError`` naming the
+    first field that is wrong; legality of the actions is checked when they are replayed."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError(f"game file must be a JSON string, got {type(text).__name__}")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise ValueError(f"game file is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"game file must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != "widderkopf-game" or data.get("version") != 1:
+        raise ValueError("not a widderkopf-game version 1 JSON document (fields 'format' "
+                         "and 'version')")
+    scores = _field(data, "initial_scores")
+    if (not isinstance(scores, list) or len(scores) != 2
+            or any(type(s) is not int or s < 0 for s in scores)):
+        raise ValueError(f"game file: 'initial_scores' must be {DOCUMENT_SCHEMA['initial_scores']}"
+                         f", got {scores!r}")
+    deals = _field(data, "deals")
+    if not isinstance(deals, list) or not deals:
+        raise ValueError(f"game file: 'deals' must be a non-empty list of deal specs, got {deals!r}")
+    actions = _field(data, "actions")
+    if not isinstance(actions, list):
+        raise ValueError(f"game file: 'actions' must be a list of action names, got {actions!r}")
+    ids = []
+    for k, name in enumerate(actions):
+        action = _ACTION_IDS.get(name) if isinstance(name, str) else None
+        if action is None:
+            raise ValueError(f"game file: action #{k} {name!r} is not an action name "
+                             "(a card such as 'QC', 'trump H', 'escalate' or 'pass')")
+        ids.append(action)
+    return {
+        "seed": _seed(data),
+        "num_hands": _count(data, "num_hands", 1),
+        "first_dealer": _count(data, "first_dealer", 0, 1),
+        "initial_scores": tuple(scores),
+        "deals": [parse_deal(d) for d in deals],
+        "actions": ids,
+    }

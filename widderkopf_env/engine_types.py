@@ -1,0 +1,46 @@
+"""The engine's value types: :class:`Phase`, :class:`HandResult`, :class:`IllegalActionError`.
+
+They are re-exported by :mod:`widderkopf_env.rules` and the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Phase(IntEnum):
+    """What the player to act decides (R9-R15)."""
+
+    TRUMP = 0  #: the chooser names the trump suit (actions 36-39)
+    DISCARD = 1  #: discard one hand card into the opponent's capture pile (0-35)
+    PLAY = 2  #: the due player plays a card (0-35) or escalates (40)
+    ANSWER = 3  #: the other player answers an escalation: escalate (40) or pass (41)
+    OVER = 4  #: the match is over
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now. The game is left unchanged."""
+
+    def __init__(self, message: str, action=None, phase=None, legal=()):
+        super().__init__(message)
+        self.action, self.phase, self.legal = action, phase, list(legal)
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The outcome of one finished hand (R17-R19)."""
+
+    hand: int  #: index of the hand in the match, from 0
+    dealer: int
+    trump: int
+    card_points: tuple[int, int]  #: final card points incl. discards and Spitzer; sum 121
+    trick_points: tuple[int, int]  #: points taken in tricks only
+    discards: tuple[int, int]  #: card each player discarded (into the other's pile)
+    spitzer: int  #: player credited with the Spitzer
+    winner: int
+    crack_level: int
+    schneider: bool  #: winner has 91+ (value doubled)
+    schwarz: bool  #: winner has all 121 (value quadrupled instead)
+    value: int  #: game points the winner scored: 2**crack_level x (1, 2 or 4)
+    scores: tuple[int, int]  #: match scores after this hand
