@@ -57,10 +57,10 @@ def aec_us_per_decision(make, games: int, seed: int = 0) -> float:
 def pure_python(fn):
     """``fn()`` with the envs encoding observations in pure Python (as without the C
     accelerator, or with WIDDERKOPF_PURE_PYTHON=1)."""
-    from widderkopf_env import aec_env, observation
+    from widderkopf_env import aec_env, game_encoder
 
     saved = aec_env.encode_game
-    aec_env.encode_game = observation._encode_py
+    aec_env.encode_game = game_encoder._encode_py
     try:
         return fn()
     finally:
@@ -105,11 +105,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     import widderkopf_env
-    from widderkopf_env import observation
+    from widderkopf_env import game_encoder
 
     rows = [("widderkopf_env.env()", widderkopf_env.env)]
     notes = []
-    if observation.ACCELERATED:
+    if game_encoder.ACCELERATED:
         rows.append(("  the same, pure Python", "pure"))
     else:
         notes.append("the C accelerator is not built or is disabled: widderkopf_env.env() "

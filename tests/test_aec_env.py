@@ -13,7 +13,8 @@ from pettingzoo.test import api_test, seed_test
 
 import widderkopf_env
 from widderkopf_env import Game, IllegalActionError, parse_card
-from widderkopf_env.aec_env import MAX_HAND_VALUE, env, raw_env
+from widderkopf_env.aec_env import env, raw_env
+from widderkopf_env.cards import MAX_HAND_VALUE
 from widderkopf_env.observation import OBS_SIZE, action_mask, encode, piece
 
 AGENTS = ["player_0", "player_1"]

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from widderkopf_env import Game, observation, parse_card
+from widderkopf_env import Game, game_encoder, parse_card
 from widderkopf_env.cards import TRUMP_MASK
+from widderkopf_env.game_encoder import encode_game
 from widderkopf_env.observation import (
     OBS_SIZE,
     OFFSETS,
     PIECES,
-    _ViewSource,
     action_mask,
     encode,
-    encode_game,
+    encode_view,
     encode_with_mask,
     observation_table_markdown,
     offsets,
@@ -338,8 +338,8 @@ def test_encoder_reads_only_the_view():
 def test_game_path_equals_view_path_at_every_position():
     """encode_game(game) == encode_with_mask(view) for both players at every position.
 
-    The view path feeds the encoder a stand-in with made-up cards where the game has
-    hidden ones, so agreement means the encoder used nothing the view does not have.
+    The view path is the reference encoder, which reads nothing but the view, so
+    agreement means the fast encoder used nothing the view does not have.
     """
     positions = tiebreaks = overs = 0
     for game, _ in random_positions(120, seed=3):
@@ -355,22 +355,9 @@ def test_game_path_equals_view_path_at_every_position():
     assert positions > 10_000 and tiebreaks > 0 and overs == 120
 
 
-def test_view_stand_in_holds_no_hidden_card():
-    game = Game.new(seed=21)
-    for _ in range(3):  # trumps, then both discards
-        game.apply(game.legal_actions()[-1])
-    for p in (0, 1):
-        o = 1 - p
-        src = _ViewSource(game.view(p))
-        assert src.hand[p] == game.hand[p] and src.discard[p] == game.discard[p]
-        assert src.hand[o] == (1 << 7) - 1 != game.hand[o]  # made-up cards: a count only
-        assert src.discard[o] == 0 and game.discard[o] > 0  # a flag only
-        assert not any(hasattr(src, f) for f in ("down", "up", "deals", "history", "seed"))
-
-
 def test_path_comparison_catches_an_encoder_reading_hidden_cards():
     """The check above has teeth: an encoder that peeks at the opponent's hand (here it
-    writes it into the ``unseen`` piece) gives different arrays on the two paths."""
+    writes it into the ``unseen`` piece) differs from the reference on the view."""
 
     def leaky(game, p):
         obs, _ = encode_game(game, p)
@@ -379,7 +366,7 @@ def test_path_comparison_catches_an_encoder_reading_hidden_cards():
         return obs
 
     game = Game.new(seed=4)
-    assert not np.array_equal(leaky(game, 0), leaky(_ViewSource(game.view(0)), 0))
+    assert not np.array_equal(leaky(game, 0), encode_view(game.view(0))[0])
 
 
 def test_over_flag_clears_mask_and_legal_cards_only():
@@ -397,33 +384,32 @@ def test_over_flag_clears_mask_and_legal_cards_only():
 
 # --- the optional C accelerator -------------------------------------------------------------
 
-needs_speedups = pytest.mark.skipif(not observation.ACCELERATED,
+needs_speedups = pytest.mark.skipif(not game_encoder.ACCELERATED,
                                     reason="the C accelerator is not built or is disabled")
 
 
 @needs_speedups
 def test_accelerator_equals_python_encoder_at_every_position():
-    """The C encoder and the pure-Python one give identical arrays, from a game and from a
-    view's stand-in, for both players, with and without ``over``."""
+    """The C encoder and the pure-Python one give identical arrays for both players,
+    with and without ``over``."""
     positions = 0
     for game, over in random_positions(150, seed=7):
         for p in (0, 1):
-            for src in (game, _ViewSource(game.view(p))):
-                c_obs, c_mask = observation._encode_c(src, p, over)
-                py_obs, py_mask = observation._encode_py(src, p, over)
-                assert c_obs.dtype == py_obs.dtype == np.float32 and c_obs.shape == (OBS_SIZE,)
-                assert c_mask.dtype == py_mask.dtype == np.int8 and c_mask.shape == (42,)
-                assert c_obs.tobytes() == py_obs.tobytes()  # bit for bit
-                np.testing.assert_array_equal(c_mask, py_mask)
-                positions += 1
-    assert positions > 40_000
+            c_obs, c_mask = game_encoder._encode_c(game, p, over)
+            py_obs, py_mask = game_encoder._encode_py(game, p, over)
+            assert c_obs.dtype == py_obs.dtype == np.float32 and c_obs.shape == (OBS_SIZE,)
+            assert c_mask.dtype == py_mask.dtype == np.int8 and c_mask.shape == (42,)
+            assert c_obs.tobytes() == py_obs.tobytes()  # bit for bit
+            np.testing.assert_array_equal(c_mask, py_mask)
+            positions += 1
+    assert positions > 20_000
 
 
 @needs_speedups
 def test_accelerator_arrays_are_ordinary_numpy_arrays():
     game = Game.new(seed=3)
-    obs, mask = observation._encode_c(game, game.current)
-    obs2, _ = observation._encode_c(game, game.current)
+    obs, mask = game_encoder._encode_c(game, game.current)
+    obs2, _ = game_encoder._encode_c(game, game.current)
     for a in (obs, mask):
         assert a.flags.writeable and a.flags.aligned and a.flags.c_contiguous
     assert not np.shares_memory(obs, obs2)
@@ -455,17 +441,17 @@ def test_accelerator_is_built_where_a_c_compiler_is():
         pytest.skip("WIDDERKOPF_PURE_PYTHON is set")
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler here: the pure-Python encoder is used")
-    assert observation.ACCELERATED
+    assert game_encoder.ACCELERATED
 
 
 def test_pure_python_mode_runs_the_env(tmp_path):
     """With WIDDERKOPF_PURE_PYTHON=1 the pure-Python encoder runs, and the env still
     passes PettingZoo's API test."""
     script = (
-        "from widderkopf_env import observation, env\n"
+        "from widderkopf_env import game_encoder, env\n"
         "from pettingzoo.test import api_test\n"
-        "assert not observation.ACCELERATED\n"
-        "assert observation.encode_game is observation._encode_py\n"
+        "assert not game_encoder.ACCELERATED\n"
+        "assert game_encoder.encode_game is game_encoder._encode_py\n"
         "api_test(env(), num_cycles=200)\n"
         "print('ok')\n"
     )
@@ -485,7 +471,7 @@ def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
 
     monkeypatch.setattr(_speedups, "configure", stale)
     with pytest.warns(RuntimeWarning, match="pure-Python encoder"):
-        assert observation._load_speedups() is None
+        assert game_encoder._load_speedups() is None
 
 
 @needs_speedups
@@ -494,18 +480,15 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
     (and _load_speedups then warns and falls back), never run."""
     from widderkopf_env import _speedups
 
-    offsets = tuple(OFFSETS[name][0] for name in observation._C_LAYOUT)
-    sizes = [OFFSETS[name][1] for name in observation._C_LAYOUT]
-    sizes[PIECE_INDEX["phase"]] = 6
+    table = dict(OFFSETS)
+    table["phase"] = (OFFSETS["phase"][0], 6)
     try:
-        with pytest.raises(ValueError, match="does not match"):
-            _speedups.configure(offsets, tuple(sizes), OBS_SIZE, 42, tuple(TRUMP_MASK))
+        with pytest.raises(ValueError, match="piece phase must be"):
+            _speedups.configure(table, OBS_SIZE, 42, tuple(TRUMP_MASK))
         with pytest.raises(RuntimeError, match="configure"):
             _speedups.encode(Game.new(seed=1), 0, False)
     finally:
-        assert observation._load_speedups() is _speedups  # configured right again
-    obs, _ = observation._encode_c(Game.new(seed=1), 0)
-    np.testing.assert_array_equal(obs, observation._encode_py(Game.new(seed=1), 0)[0])
+        assert game_encoder._load_speedups() is _speedups  # configured right again
+    obs, _ = game_encoder._encode_c(Game.new(seed=1), 0)
+    np.testing.assert_array_equal(obs, game_encoder._encode_py(Game.new(seed=1), 0)[0])
 
-
-PIECE_INDEX = {name: i for i, (name, _, _) in enumerate(PIECES)}

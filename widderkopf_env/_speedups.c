@@ -7,8 +7,10 @@
  * own hand and discard, the opponent's hand size and whether they discarded, public
  * fields. tests/test_observation.py compares the two at every position of many games.
  *
- * The layout (piece offsets) is not written here: observation.py passes the offsets of
- * the pieces from its PIECES table to configure() at import.
+ * The layout is not written here: this file names the pieces it writes (PIECE_LIST) and
+ * observation.py passes its OFFSETS table ({name: (offset, size)}, from PIECES) to
+ * configure() at import, which checks that the table has exactly these pieces with these
+ * sizes and refuses (leaving the module unusable) otherwise.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -17,21 +19,29 @@
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
-/* Piece offsets, in the order of observation._C_LAYOUT. */
-enum {
-    HAND, MY_UP, MY_COVERED, OPP_UP, OPP_COVERED, MY_DISCARD, LEAD, MY_PLAYED, OPP_PLAYED,
-    MY_WON, OPP_WON, UNSEEN, TRUMPS, LEGAL_CARDS, PENDING, PHASE, MY_TURN, TRUMP_SUIT,
-    CRACK_LEVEL, MAY_ESCALATE, CRACKER, ROLES, OPP_DISCARDED, TIEBREAK, TRICK_POINTS,
-    TRICKS_DONE, OPP_HAND_SIZE, FACE_DOWN, MATCH_SCORES, HANDS_LEFT, N_LAYOUT
-};
+/* The pieces this encoder writes: (enum id, name in observation.PIECES, size). */
+#define PIECE_LIST(X)                                                                     \
+    X(HAND, "hand", 36) X(MY_UP, "my_up", 36) X(MY_COVERED, "my_covered", 36)            \
+    X(OPP_UP, "opp_up", 36) X(OPP_COVERED, "opp_covered", 36)                            \
+    X(MY_DISCARD, "my_discard", 36) X(LEAD, "lead", 36) X(MY_PLAYED, "my_played", 36)    \
+    X(OPP_PLAYED, "opp_played", 36) X(MY_WON, "my_won", 36) X(OPP_WON, "opp_won", 36)    \
+    X(UNSEEN, "unseen", 36) X(TRUMPS, "trumps", 36) X(LEGAL_CARDS, "legal_cards", 36)    \
+    X(PENDING, "pending", 2) X(PHASE, "phase", 5) X(MY_TURN, "my_turn", 1)               \
+    X(TRUMP_SUIT, "trump_suit", 5) X(CRACK_LEVEL, "crack_level", 5)                      \
+    X(MAY_ESCALATE, "may_escalate", 2) X(CRACKER, "cracker", 2) X(ROLES, "roles", 3)     \
+    X(OPP_DISCARDED, "opp_discarded", 1) X(TIEBREAK, "tiebreak", 1)                      \
+    X(TRICK_POINTS, "trick_points", 2) X(TRICKS_DONE, "tricks_done", 1)                  \
+    X(OPP_HAND_SIZE, "opp_hand_size", 1) X(FACE_DOWN, "face_down", 2)                    \
+    X(MATCH_SCORES, "match_scores", 2) X(HANDS_LEFT, "hands_left", 1)
 
-static Py_ssize_t layout[N_LAYOUT];
-/* each piece's size, as in observation.PIECES; configure() checks that all fit */
-static const Py_ssize_t piece_size[N_LAYOUT] = {
-    36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36,  /* card pieces */
-    2, 5, 1, 5, 5, 2, 2, 3, 1, 1,                            /* flags */
-    2, 1, 1, 2, 2, 1,                                        /* scaled entries */
-};
+#define AS_ENUM(id, name, size) id,
+#define AS_NAME(id, name, size) name,
+#define AS_SIZE(id, name, size) size,
+enum { PIECE_LIST(AS_ENUM) N_LAYOUT };
+static const char *const piece_name[N_LAYOUT] = { PIECE_LIST(AS_NAME) };
+static const Py_ssize_t piece_size[N_LAYOUT] = { PIECE_LIST(AS_SIZE) };
+
+static Py_ssize_t layout[N_LAYOUT];  /* each piece's offset, set by configure() */
 static Py_ssize_t obs_size = -1, num_actions = -1;
 static uint64_t trump_cards[4];
 
@@ -220,36 +230,32 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
-/* configure(offsets, sizes, obs_size, num_actions, trump_cards): the layout, checked
- * against piece_size so that a layout change without a matching change here fails loudly */
+/* configure(table, obs_size, num_actions, trump_cards): table is observation.OFFSETS,
+ * {name: (offset, size)}; it must hold exactly the pieces of PIECE_LIST, with their sizes,
+ * inside obs_size, so that a layout change without a matching change here fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *offsets, *sizes, *trumps;
+    PyObject *table, *trumps;
     Py_ssize_t size, actions;
-    if (!PyArg_ParseTuple(args, "OOnnO", &offsets, &sizes, &size, &actions, &trumps))
+    if (!PyArg_ParseTuple(args, "O!nnO", &PyDict_Type, &table, &size, &actions, &trumps))
         return NULL;
     obs_size = -1;  /* unusable until configured right */
-    if (PySequence_Length(offsets) != N_LAYOUT || PySequence_Length(sizes) != N_LAYOUT
-        || PySequence_Length(trumps) != 4 || actions < 1 || actions > 64) {
+    if (PyDict_Size(table) != N_LAYOUT || PySequence_Length(trumps) != 4 || actions < 1
+        || actions > 64) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "configure: the layout does not match _speedups.c");
+            PyErr_Format(PyExc_ValueError, "configure: the layout has %zd pieces, "
+                         "_speedups.c writes %d", PyDict_Size(table), (int)N_LAYOUT);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < N_LAYOUT; i++) {
-        PyObject *v = PySequence_GetItem(offsets, i);
-        if (v == NULL) return NULL;
-        layout[i] = PyLong_AsSsize_t(v);
-        Py_DECREF(v);
-        if (layout[i] == -1 && PyErr_Occurred()) return NULL;
-        v = PySequence_GetItem(sizes, i);
-        if (v == NULL) return NULL;
-        Py_ssize_t n = PyLong_AsSsize_t(v);
-        Py_DECREF(v);
-        if (n == -1 && PyErr_Occurred()) return NULL;
-        if (n != piece_size[i] || layout[i] < 0 || layout[i] + n > size) {
+        PyObject *entry = PyDict_GetItemString(table, piece_name[i]);  /* borrowed */
+        Py_ssize_t n = -1;
+        if (entry == NULL || !PyArg_ParseTuple(entry, "nn", &layout[i], &n)
+            || n != piece_size[i] || layout[i] < 0 || layout[i] + n > size) {
+            PyErr_Clear();
             PyErr_Format(PyExc_ValueError,
-                         "configure: piece %zd (offset %zd, size %zd) does not match "
-                         "_speedups.c (size %zd)", i, layout[i], n, piece_size[i]);
+                         "configure: piece %s must be (offset, %zd) inside %zd entries, as "
+                         "_speedups.c writes it", piece_name[i], piece_size[i], size);
             return NULL;
         }
     }
@@ -269,8 +275,8 @@ static PyMethodDef methods[] = {
     {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
      "encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8)"},
     {"configure", configure, METH_VARARGS,
-     "configure(offsets, sizes, obs_size, num_actions, trump_cards): the layout, from "
-     "observation.py"},
+     "configure(offsets_table, obs_size, num_actions, trump_cards): the layout, from "
+     "observation.OFFSETS"},
     {NULL, NULL, 0, NULL},
 };
 

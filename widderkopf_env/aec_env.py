@@ -108,144 +108,24 @@ who names trumps, R9). A bad option raises `ValueError` and leaves the env as it
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import fields
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
-from .cards import MAX_HAND_VALUE, NUM_ACTIONS
-from .observation import OBS_SIZE, encode_game
-from .rules import Game, HandResult, IllegalActionError, as_action_id, parse_player
+from .cards import NUM_ACTIONS
+from .deals import SEATS, parse_player
+from .engine_types import IllegalActionError
+from .episode import Episode, Settings, hand_info, new_game
+from .game_encoder import encode_game
+from .observation import OBS_SIZE
+from .rules import Game
 from .view import PlayerView
 
-AGENTS = ("player_0", "player_1")
 _INDEX = {"player_0": 0, "player_1": 1}
-_OPTIONS = frozenset({"deal", "dealer", "scores"})
 _NEEDS_RESET = frozenset({"agents", "rewards", "_cumulative_rewards", "terminations",
                           "truncations", "infos", "agent_selection"})
-
-
-# --- shared with the Gymnasium env ---------------------------------------------------------
-
-def check_settings(num_hands, reward_shaping, illegal_action, illegal_reward) -> None:
-    if isinstance(num_hands, bool) or not isinstance(num_hands, int) or num_hands < 1:
-        raise ValueError(f"num_hands must be a positive int, got {num_hands!r}")
-    if not isinstance(reward_shaping, bool):
-        raise ValueError(f"reward_shaping must be True or False, got {reward_shaping!r}")
-    if illegal_action not in ("raise", "terminate"):
-        raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
-    if illegal_reward is not None and (isinstance(illegal_reward, bool)
-                                       or not isinstance(illegal_reward, (int, float))):
-        raise ValueError(f"illegal_reward must be a number or None, got {illegal_reward!r}")
-
-
-def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
-    """A match for ``reset``: its seed is drawn from ``rng``; ``options`` as documented.
-
-    A bad option raises ``ValueError`` and leaves ``rng`` as it was.
-    """
-    if options is None:  # the common case: nothing can be wrong
-        return Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=num_hands)
-    state = rng.bit_generator.state
-    try:
-        return _game_from_options(rng, num_hands, options)
-    except ValueError:
-        rng.bit_generator.state = state
-        raise
-
-
-def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Game:
-    if not isinstance(options, dict):
-        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-    unknown = sorted(set(options) - _OPTIONS)
-    if unknown:
-        warnings.warn(f"ignoring unknown reset options {unknown}; known: {sorted(_OPTIONS)}",
-                      stacklevel=4)
-    seed = int(rng.integers(0, 2**63 - 1))
-    dealer = options.get("dealer")
-    if dealer is not None:
-        dealer = parse_player(dealer)
-    scores = options.get("scores", (0, 0))
-    if not isinstance(scores, (tuple, list)):
-        raise ValueError(f"scores must be two non-negative ints, got {scores!r}")
-    if options.get("deal") is not None:
-        return Game.from_deal(options["deal"], dealer=0 if dealer is None else dealer,
-                              num_hands=num_hands, seed=seed, scores=tuple(scores))
-    return Game.new(seed=seed, dealer=dealer, num_hands=num_hands, scores=tuple(scores))
-
-
-_RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
-
-
-def hand_info(result) -> dict:
-    """A finished hand's result as a fresh info dict (the HandResult fields)."""
-    return {f: getattr(result, f) for f in _RESULT_FIELDS}
-
-
-def illegal_penalty(game: Game, illegal_reward, reward_shaping: bool) -> float:
-    """The offender's reward for an illegal action (see the module documentation)."""
-    if illegal_reward is not None:
-        return float(illegal_reward)
-    hands_left = max(game.num_hands - game.hand_no, 1)
-    return -float((MAX_HAND_VALUE + (2 if reward_shaping else 0)) * hands_left)
-
-
-class RewardLedger:
-    """player_0's reward for each move applied to one game (player_1 gets its negative).
-
-    When a hand ends: its game points (R19). With ``shaping``, also the card-point
-    difference /121 whenever it changes (after a trick), and at the hand's end what is
-    left of the final difference (the discards and the Spitzer). Both envs settle every
-    applied move here, so they pay the same rewards.
-    """
-
-    __slots__ = ("shaping", "hands", "_shaped")
-
-    def __init__(self, shaping: bool):
-        self.shaping = shaping
-        #: Hands settled so far: without shaping, :meth:`settle` pays nothing while
-        #: ``len(game.results) == hands`` (the envs skip the call then).
-        self.hands = 0
-        self._shaped = 0  # card-point difference paid so far in this hand
-
-    def settle(self, game: Game) -> tuple[float, HandResult | None]:
-        """``(reward, result)`` for the move just applied: ``result`` is the
-        :class:`HandResult` of the hand it ended, else None."""
-        if len(game.results) != self.hands:
-            self.hands += 1
-            result = game.results[-1]
-            x = float(result.value if result.winner == 0 else -result.value)
-            if self.shaping:
-                cp = result.card_points
-                x += (cp[0] - cp[1] - self._shaped) / 121.0
-                self._shaped = 0
-            return x, result
-        if self.shaping:
-            tp = game.trick_points
-            diff = tp[0] - tp[1]
-            if diff != self._shaped:
-                x = (diff - self._shaped) / 121.0
-                self._shaped = diff
-                return x, None
-        return 0.0, None
-
-
-def check_action(action) -> int:
-    """``action`` as an int in 0..41, or IllegalActionError (a ValueError)."""
-    if type(action) is not int:
-        value = as_action_id(action)
-        if value is None:
-            raise IllegalActionError(
-                f"action must be an integer action id in 0..41, got "
-                f"{type(action).__name__} {action!r}", action)
-        action = value
-    if not 0 <= action < NUM_ACTIONS:
-        raise IllegalActionError(f"action {action} is out of range 0..41", action)
-    return action
 
 
 # --- the AEC environment -------------------------------------------------------------------
@@ -281,21 +161,21 @@ class raw_env(AECEnv):
                  illegal_action: str = "raise", illegal_reward: float | None = None,
                  render_mode: str | None = None):
         super().__init__()
-        check_settings(num_hands, reward_shaping, illegal_action, illegal_reward)
+        self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
+                                            illegal_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        self.num_hands, self.reward_shaping = num_hands, reward_shaping
-        self.illegal_action, self.illegal_reward = illegal_action, illegal_reward
-        self._terminate_illegal = illegal_action == "terminate"
+        self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
+        self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
+        self.possible_agents = list(SEATS)
         self.observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        }) for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        }) for a in SEATS}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
         self.np_random, self.np_random_seed = None, None
-        self.game: Game | None = None
+        self._episode: Episode | None = None
         self._has_updated = False
         self._over = True  # until reset()
 
@@ -319,43 +199,50 @@ class raw_env(AECEnv):
 
     # --- reset / observe -------------------------------------------------------------------
 
+    @property
+    def game(self) -> Game | None:
+        """The match being played (full state, hidden cards included), or None before
+        ``reset()``. Agents should read :meth:`view`."""
+        episode = self._episode
+        return None if episode is None else episode.game
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)
         game = new_game(rng, self.num_hands, options)  # a bad option changes nothing
-        self.np_random, self.np_random_seed, self.game = rng, rng_seed, game
-        self.agents = list(AGENTS)
+        self.np_random, self.np_random_seed = rng, rng_seed
+        self._episode = Episode(game, self.settings)
+        self.agents = list(SEATS)
         self.rewards = {"player_0": 0.0, "player_1": 0.0}
         self._cumulative_rewards = {"player_0": 0.0, "player_1": 0.0}
         self.terminations = {"player_0": False, "player_1": False}
         self.truncations = {"player_0": False, "player_1": False}
         self.infos = {"player_0": {}, "player_1": {}}
-        self.agent_selection = AGENTS[game.current]
+        self.agent_selection = SEATS[game.current]
         self._dirty = False
         self._over = False
-        self._ledger = RewardLedger(self.reward_shaping)
         self._has_updated = True
 
     def observe(self, agent):
-        game = self.game
-        if game is None:
+        episode = self._episode
+        if episode is None:
             raise RuntimeError("reset() must be called before observe()")
         player = _INDEX.get(agent)
         if player is None:
             raise ValueError(f"unknown agent {agent!r}; agents are 'player_0', 'player_1'")
-        obs, mask = encode_game(game, player, self._over)
+        obs, mask = encode_game(episode.game, player, self._over)
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to act."""
-        game = self.game
-        if game is None:
+        episode = self._episode
+        if episode is None:
             raise RuntimeError("reset() must be called before last()")
         agent = self.agent_selection
         obs = None
         if observe:  # observe(agent), inlined: this runs at every decision
-            obs, mask = encode_game(game, _INDEX[agent], self._over)
+            obs, mask = encode_game(episode.game, _INDEX[agent], self._over)
             obs = {"observation": obs, "action_mask": mask}
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
@@ -377,32 +264,27 @@ class raw_env(AECEnv):
         if self._over:  # also before the first reset()
             self._dead_step(action)
             return
-        game, agent = self.game, self.agent_selection
-        if self._terminate_illegal:
-            action = check_action(action)
-            if not (game.legal_mask >> action) & 1:
-                self._illegal(agent, action)
-                return
-        game.apply(action)  # raises IllegalActionError, leaving everything unchanged
+        agent, episode = self.agent_selection, self._episode
+        x, result = episode.apply(action)  # IllegalActionError: nothing has changed
+        if episode.illegal is not None:
+            self._illegal(agent, episode.illegal)
+            return
         self._has_updated = True
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:  # rewards or infos left from a previous step
             self._clean(agent)
-        ledger = self._ledger
-        if ledger.shaping or len(game.results) != ledger.hands:
-            x, result = ledger.settle(game)
-            if result is not None:
-                self._pay(x)
-                self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
-            elif x:
-                self._pay(x)
-        current = game.current
+        if result is not None:
+            self._pay(x)
+            self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
+        elif x:
+            self._pay(x)
+        current = episode.game.current
         if current is not None:
-            self.agent_selection = AGENTS[current]
+            self.agent_selection = SEATS[current]
         else:  # the match is over
             self._over = True
             self.terminations = {"player_0": True, "player_1": True}
-            self.agent_selection = AGENTS[1 - _INDEX[agent]]
+            self.agent_selection = SEATS[1 - _INDEX[agent]]
         if self.render_mode == "human":
             self.render()
 
@@ -424,16 +306,15 @@ class raw_env(AECEnv):
         cum["player_1"] -= x
         self._dirty = True
 
-    def _illegal(self, agent: str, action: int) -> None:
-        game = self.game
-        penalty = illegal_penalty(game, self.illegal_reward, self.reward_shaping)
-        other = AGENTS[1 - _INDEX[agent]]
+    def _illegal(self, agent: str, illegal: dict) -> None:
+        penalty = illegal["illegal_reward"]
+        other = SEATS[1 - _INDEX[agent]]
         self._has_updated = True
         self.rewards = {agent: penalty, other: 0.0}
         self._cumulative_rewards[agent] = penalty
         self._dirty = True
-        self.infos = {agent: {"illegal_action": True, "action": action,
-                              "legal_actions": game.legal_actions(),
+        self.infos = {agent: {"illegal_action": True, "action": illegal["action"],
+                              "legal_actions": illegal["legal_actions"],
                               "illegal_reward": penalty},
                       other: {"opponent_illegal_action": True}}
         self._over = True
@@ -441,7 +322,7 @@ class raw_env(AECEnv):
         self.agent_selection = other
 
     def _dead_step(self, action) -> None:
-        if self.game is None:
+        if self._episode is None:
             raise RuntimeError("reset() must be called before step()")
         if not self.agents:
             raise IllegalActionError("the episode is over; call reset() to start a new one",

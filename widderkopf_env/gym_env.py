@@ -85,20 +85,20 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import (
-    AGENTS,
-    RewardLedger,
-    check_action,
-    check_settings,
-    hand_info,
-    illegal_penalty,
-    new_game,
-)
-from .agents import load_agent, reset_agent
+from .agent import reset_agent
 from .cards import NUM_ACTIONS
-from .observation import OBS_SIZE, encode_game
-from .rules import IllegalActionError, parse_player
+from .deals import SEATS, parse_player
+from .engine_types import IllegalActionError
+from .episode import Episode, Settings, hand_info, new_game
+from .game_encoder import encode_game
+from .observation import OBS_SIZE
+from .registry import load_agent
 from .view import PlayerView
+
+
+class OpponentError(RuntimeError):
+    """The opponent agent failed (raised, or chose an illegal action) inside ``reset()`` or
+    ``step()``. The env was put back as it was before that call."""
 
 
 class WidderkopfEnv(gymnasium.Env):
@@ -109,70 +109,79 @@ class WidderkopfEnv(gymnasium.Env):
     def __init__(self, opponent="heuristic", seat="random", num_hands: int = 1,
                  reward_shaping: bool = False, illegal_action: str = "terminate",
                  illegal_reward: float | None = None, render_mode: str | None = None):
-        check_settings(num_hands, reward_shaping, illegal_action, illegal_reward)
+        self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
+                                            illegal_reward)
         if isinstance(opponent, str):
             opponent = load_agent(opponent)
         if not callable(getattr(opponent, "act", None)):
             raise ValueError(f"opponent must be an agent with act(view) or an agent name, "
                              f"got {opponent!r}")
         self.opponent = opponent
-        self._seat_spec = seat if seat == "random" else parse_player(seat)
-        self.num_hands, self.reward_shaping = num_hands, reward_shaping
-        self.illegal_action, self.illegal_reward = illegal_action, illegal_reward
+        self._seat_spec = seat if isinstance(seat, str) and seat == "random" else parse_player(seat)
+        self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
+        self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.game = None
+        self._episode: Episode | None = None
         self.seat = self._seat_spec if self._seat_spec != "random" else 0
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
-        self._over = True
+
+    @property
+    def game(self):
+        """The match being played (full state), or None before ``reset()``."""
+        episode = self._episode
+        return None if episode is None else episode.game
 
     # --- gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         saved = self._np_random, self._np_random_seed
-        super().reset(seed=seed)
-        rng = self.np_random
+        state = None if saved[0] is None else saved[0].bit_generator.state
         try:
-            game = new_game(rng, self.num_hands, options)  # restores rng's state on error
-        except ValueError:  # a bad option changes nothing, not even the rng
+            super().reset(seed=seed)
+            rng = self.np_random
+            game = new_game(rng, self.num_hands, options)
+            seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
+            reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
+            episode = Episode(game, self.settings)
+            x, info = self._play_opponent(episode, seat, {"seat": SEATS[seat]})
+        except BaseException:  # nothing changes, not even the random stream
             self._np_random, self._np_random_seed = saved
+            if state is not None:
+                saved[0].bit_generator.state = state
             raise
-        seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
-        reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
-        self.game, self.seat, self._over = game, seat, False
-        self._ledger = RewardLedger(self.reward_shaping)
-        self._info = {"seat": AGENTS[seat]}
-        self._play_opponent()
-        info, self._info = self._info, None
+        self._episode, self.seat = episode, seat
         if self.render_mode == "human":
             self.render()
         return self._observe(), info
 
     def step(self, action):
-        game = self.game
-        if game is None:
+        episode = self._episode
+        if episode is None:
             raise RuntimeError("reset() must be called before step()")
-        if self._over:
+        if episode.over:
             raise IllegalActionError("the episode is over; call reset() to start a new one",
                                      action)
-        action = check_action(action)
-        if not (game.legal_mask >> action) & 1:
-            if self.illegal_action == "raise":
-                game.apply(action)  # raises IllegalActionError naming the legal actions
-            penalty = illegal_penalty(game, self.illegal_reward, self.reward_shaping)
-            self._over = True
-            info = {"seat": AGENTS[self.seat], "illegal_action": True, "action": action,
-                    "legal_actions": game.legal_actions()}
-            return self._observe(), penalty, True, False, info
-        self._info = {"seat": AGENTS[self.seat]}
-        game.apply(action)
-        x = self._settle() + self._play_opponent()
-        info, self._info = self._info, None
-        self._over = over = game.current is None
+        info = {"seat": SEATS[self.seat]}
+        before = episode.snapshot()
+        x, result = episode.apply(action)  # IllegalActionError: nothing has changed
+        if episode.illegal is not None:
+            illegal = episode.illegal
+            info.update(illegal_action=True, action=illegal["action"],
+                        legal_actions=illegal["legal_actions"])
+            return self._observe(), illegal["illegal_reward"], True, False, info
+        if result is not None:
+            info.update(hand_info(result))
+        try:
+            y, info = self._play_opponent(episode, self.seat, info)
+        except BaseException:
+            episode.restore(before)  # the learner's move is taken back too
+            raise
+        x += y
         if self.render_mode == "human":
             self.render()
-        return self._observe(), x if self.seat == 0 else -x, over, False, info
+        return self._observe(), x if self.seat == 0 else -x, episode.over, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now: int8 (42,), 1 = legal (all zeros once the episode ended)."""
@@ -186,28 +195,27 @@ class WidderkopfEnv(gymnasium.Env):
     # --- internals ---------------------------------------------------------------------------
 
     def _observe(self) -> np.ndarray:
-        obs, self._mask = encode_game(self.game, self.seat, self._over)
+        episode = self._episode
+        obs, self._mask = encode_game(episode.game, self.seat, episode.illegal is not None)
         return obs
 
-    def _play_opponent(self) -> float:
-        """Play the opponent until the learner is to act or the match is over.
-
-        Returns player_0's reward from those moves.
-        """
-        game, opp, agent = self.game, 1 - self.seat, self.opponent
-        x = 0.0
-        while game.current == opp:
-            action = agent.act(PlayerView.of(game, opp))
+    def _play_opponent(self, episode: Episode, seat: int, info: dict) -> tuple[float, dict]:
+        """Play the opponent until ``seat`` is to act or the match is over; player_0's
+        reward from those moves, and ``info`` with the result of a hand they ended."""
+        opp, agent, x = 1 - seat, self.opponent, 0.0
+        while episode.current == opp:
+            game = episode.game
             try:
-                game.apply(action)
+                action = agent.act(PlayerView.of(game, opp))
+            except Exception as err:
+                raise OpponentError(f"the opponent {agent!r} raised {type(err).__name__}: "
+                                    f"{err}; the env is as it was before this call") from err
+            try:
+                y, result = episode.apply(action, strict=True)
             except IllegalActionError as err:
-                raise RuntimeError(f"the opponent {agent!r} chose an illegal action: {err}") from err
-            x += self._settle()
-        return x
-
-    def _settle(self) -> float:
-        """player_0's reward for the move just applied (game points and shaping)."""
-        x, result = self._ledger.settle(self.game)
-        if result is not None:
-            self._info.update(hand_info(result))
-        return x
+                raise OpponentError(f"the opponent {agent!r} chose an illegal action: {err}; "
+                                    "the env is as it was before this call") from err
+            x += y
+            if result is not None:
+                info.update(hand_info(result))
+        return x, info

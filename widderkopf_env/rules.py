@@ -478,11 +478,26 @@ class Game:
             except IllegalActionError as err:
                 raise ValueError(f"game file: action #{k} ({action_name(action)}) cannot be "
                                  f"replayed: {err}") from None
-        started = g.hand_no + (g.phase != OVER)
-        if started != len(deals):
+        if g._hands_started() != len(deals):
             raise ValueError(f"game file: 'deals' lists {len(deals)} deals but the actions "
-                             f"play {started} hands")
+                             f"play {g._hands_started()} hands")
         return g
+
+    def replay(self, length: int | None = None) -> Game:
+        """A new game: this match replayed from its deals up to its first ``length``
+        actions (all of them by default), e.g. to undo moves."""
+        if None in self.deals:
+            raise ValueError("a world built by Game.from_view has no deals to replay")
+        g = Game._create(self.seed, self.first_dealer, self.num_hands, self.initial_scores,
+                         self.deals[:1])
+        g.deals.extend(self.deals[1:])
+        for action in self.history[:length]:
+            g.apply(action)
+        del g.deals[g._hands_started():]
+        return g
+
+    def _hands_started(self) -> int:
+        return self.hand_no + (self.phase != OVER)
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""

@@ -7,7 +7,7 @@ hand (only its size), any face-down card or the opponent's discard (only whether
 one), so nothing built on a view can leak hidden information.
 
 The only other reader of a game on a player's behalf is the observation encoder,
-:func:`~widderkopf_env.observation.encode_game`, which the environments run on the live
+:func:`~widderkopf_env.game_encoder.encode_game`, which the environments run on the live
 game to save building a view at every decision. Tests check that it gives the same arrays
 as when it is run on a stand-in made from the view alone.
 """

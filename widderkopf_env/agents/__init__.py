@@ -1,49 +1,21 @@
-"""Agents for the Widderkopf environment (installed as ``widderkopf_env.agents``).
+"""Agents for the Widderkopf environment: the bots, the duplicate arena and the CLIs.
 
 Every agent follows the :class:`Agent` protocol (``act(view) -> action id``, optional
 ``reset(seed)``) and reads only the :class:`~widderkopf_env.view.PlayerView` it is given.
-:func:`load_agent` builds one from a spec string, as the CLIs and the arena do.
+:func:`load_agent` builds one from a name or a model path; it is the core's registry
+(:mod:`widderkopf_env.registry`), where this package lists its bots by entry point.
 """
 
 from __future__ import annotations
 
+from widderkopf_env.registry import agent_names, load_agent, register_agent
+
 from .base import Agent, RandomAgent, reset_agent
 from .heuristic import HeuristicAgent
 from .pimc import PIMCAgent
-from .shipped import ShippedPPOAgent
+from .shipped import shipped_ppo_agent
 
 __all__ = [
-    "AGENTS", "Agent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "load_agent", "reset_agent",
+    "Agent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "agent_names", "load_agent",
+    "register_agent", "reset_agent", "shipped_ppo_agent",
 ]
-
-#: Agents by name: ``name -> factory(seed) -> agent``. Other modules may add entries.
-AGENTS = {
-    "random": RandomAgent,
-    "heuristic": HeuristicAgent,
-    "pimc": PIMCAgent,
-    "ppo": ShippedPPOAgent,
-}
-
-
-def load_agent(spec, seed: int | None = None):
-    """An agent from a spec.
-
-    - a registered name (see :data:`AGENTS`): ``"random"``, ``"heuristic"``, ...;
-    - a path to a saved sb3-contrib MaskablePPO model (``.zip``): a deterministic
-      :class:`~.policy.MaskablePPOAgent` (needs the ``[train]`` extra);
-    - anything that is not a string is returned as it is (an agent object).
-
-    ``seed`` seeds stochastic agents. Raises ``ValueError`` for an unknown spec.
-    """
-    if not isinstance(spec, str):
-        return spec
-    factory = AGENTS.get(spec)
-    if factory is not None:
-        return factory(seed)
-    if spec.lower().endswith(".zip"):
-        from .policy import MaskablePPOAgent
-
-        return MaskablePPOAgent(spec, seed=seed)
-    known = ", ".join(repr(k) for k in AGENTS)
-    raise ValueError(
-        f"unknown agent {spec!r}; known names: {known}, or a path to a MaskablePPO .zip model")

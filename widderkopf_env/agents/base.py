@@ -1,49 +1,11 @@
 """The Agent protocol used everywhere: arena, single-agent env opponent, CLIs.
 
-An agent gets a :class:`~widderkopf_env.view.PlayerView` (what its player may see, with
-the legal actions) and returns one of ``view.legal_actions()``. That is all it may read,
-so no agent can cheat by peeking at hidden cards.
+Defined in the core (:mod:`widderkopf_env.agent`, so the environments need no upward
+import) and re-exported here with the core's :class:`RandomAgent`.
 """
 
 from __future__ import annotations
 
-import random
-from typing import Protocol, runtime_checkable
+from widderkopf_env.agent import Agent, RandomAgent, reset_agent
 
-from widderkopf_env.view import PlayerView
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything with ``act(view) -> action id``.
-
-    Optional: ``reset(seed)``, called at the start of every game (hand or match) with a
-    seed derived from the game's seed, so a stochastic agent is reproducible.
-    """
-
-    def act(self, view: PlayerView) -> int: ...
-
-
-def reset_agent(agent, seed: int | None) -> None:
-    """Call ``agent.reset(seed)`` if the agent has one."""
-    reset = getattr(agent, "reset", None)
-    if reset is not None:
-        reset(seed)
-
-
-class RandomAgent:
-    """Plays a uniformly random legal action (seeded)."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self._rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self._rng.seed(seed)
-
-    def act(self, view: PlayerView) -> int:
-        actions = view.legal_actions()
-        if not actions:
-            raise ValueError(f"player {view.player} has no legal action (not their turn)")
-        return actions[self._rng.randrange(len(actions))]
+__all__ = ["Agent", "RandomAgent", "reset_agent"]

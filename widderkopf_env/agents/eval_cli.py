@@ -23,7 +23,8 @@ import argparse
 import json
 import sys
 
-from . import AGENTS
+from widderkopf_env.registry import agent_names
+
 from .arena import default_workers, run_duplicate
 
 DEFAULT_PAIRS = 1000
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate-deal match of AGENT_A against AGENT_B (results from A's side).",
         epilog="A deal pair is one deal played twice with the cards and the dealer swapped, "
                "so --hands N equals --pairs N/2.")
-    known = ", ".join(repr(name) for name in AGENTS) + " or a model .zip"
+    known = ", ".join(repr(name) for name in agent_names()) + " or a model .zip"
     p.add_argument("agent_a", metavar="AGENT_A", help=known)
     p.add_argument("agent_b", metavar="AGENT_B", help=known)
     count = p.add_mutually_exclusive_group()

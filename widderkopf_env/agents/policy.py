@@ -128,3 +128,11 @@ class MaskablePPOAgent:
 
 def _rebuild(path, deterministic, torch_threads):
     return MaskablePPOAgent(path, deterministic=deterministic, torch_threads=torch_threads)
+
+
+def load_model_agent(spec: str, seed: int | None = None):
+    """The ``widderkopf_env.agent_loaders`` entry point of this package: a path ending in
+    ``.zip`` is played as a :class:`MaskablePPOAgent`; other specs are not ours (None)."""
+    if spec.lower().endswith(".zip"):
+        return MaskablePPOAgent(spec, seed=seed)
+    return None

@@ -2,8 +2,9 @@
 
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (see README.md, "PPO training", for the run and its measured
-strength). It runs as a numpy forward pass (:class:`~widderkopf_env.train.snapshot.
-PolicySnapshot`), so playing it needs neither torch nor stable-baselines3.
+strength). It runs as a numpy forward pass (:class:`~widderkopf_env.agents.netpolicy.PolicySnapshot`),
+so playing it needs neither torch nor stable-baselines3. The file is plain arrays, read
+with ``allow_pickle=False``: loading it runs no code.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from .netpolicy import PolicySnapshot
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
 
@@ -26,17 +29,15 @@ def save_policy(weights: dict, path=POLICY_FILE) -> None:
 
 def load_policy(path=POLICY_FILE) -> dict:
     """The weights dict that :class:`PolicySnapshot` takes, read from ``path``."""
-    with np.load(path) as data:
+    with np.load(path, allow_pickle=False) as data:
         n = sum(1 for k in data.files if k.startswith("w"))
         layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
         return {"layers": layers, "activation": str(data["activation"]),
                 "canonical": bool(data["canonical"])}
 
 
-def ShippedPPOAgent(seed: int | None = None):
+def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
     """The shipped policy as an Agent, playing its most probable legal action."""
-    from widderkopf_env.train.snapshot import PolicySnapshot
-
     if not POLICY_FILE.exists():
         raise FileNotFoundError(f"the shipped policy {POLICY_FILE} is missing")
     return PolicySnapshot(load_policy(), deterministic=True, name="ppo", seed=seed)

@@ -1,7 +1,7 @@
 """``CanonicalPolicy``: MaskablePPO's MLP policy, seeing the cards in trump-relative order.
 
 The network reads the observation with every 36-card piece permuted into the canonical
-order of :mod:`.canonical` (by role: the 15 trumps highest first, then the three plain
+order of :mod:`widderkopf_env.agents.canonical` (by role: the 15 trumps highest first, then the three plain
 suits), and its card logits are permuted back into card ids before masking. So a lesson
 learnt under one trump suit holds under the other three (four times the data per
 situation), while the model's interface is exactly that of a plain ``MlpPolicy``: the
@@ -23,10 +23,9 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
+from widderkopf_env.agents.canonical import IN_INDEX, OUT_INDEX, TRUMP_SUIT_AT, ZERO_MASK
 from widderkopf_env.cards import ESCALATE, NUM_CARDS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
-
-from .canonical import IN_INDEX, OUT_INDEX, TRUMP_SUIT_AT, ZERO_MASK
 
 _IN = torch.as_tensor(IN_INDEX)
 _OUT = torch.as_tensor(OUT_INDEX)

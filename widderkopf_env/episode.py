@@ -1,0 +1,191 @@
+"""One match as an RL episode: the core that both environments share.
+
+:class:`Settings` checks the episode arguments of both envs; :func:`new_game` starts the
+match of a ``reset()``; :class:`Episode` applies actions through ``Game.apply`` (the only
+validator), settles rewards and decides what an illegal action does. The PettingZoo and
+Gymnasium envs are thin API layers over it, so both pay the same rewards and treat
+illegal actions the same way. Nothing here imports PettingZoo or Gymnasium.
+
+Rewards are player_0's (player_1 gets the negative): the game points of each finished
+hand (R19) and, with ``reward_shaping``, the card-point difference / 121 as it changes.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .cards import MAX_HAND_VALUE, NUM_ACTIONS, TOTAL_POINTS
+from .deals import SEATS, as_int, check_num_hands, check_scores, parse_player
+from .engine_types import HandResult, IllegalActionError
+from .rules import Game
+
+#: What ``illegal_action`` may be: raise the error, or end the episode with a penalty.
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+#: The options ``reset(options=...)`` takes.
+RESET_OPTIONS = frozenset({"deal", "dealer", "scores"})
+_RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The episode arguments of both environments, checked when made."""
+
+    num_hands: int = 1
+    reward_shaping: bool = False
+    illegal_action: str = "raise"
+    illegal_reward: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "num_hands", check_num_hands(self.num_hands))
+        if not isinstance(self.reward_shaping, (bool, np.bool_)):
+            raise ValueError(f"reward_shaping must be True or False, got {self.reward_shaping!r}")
+        object.__setattr__(self, "reward_shaping", bool(self.reward_shaping))
+        if self.illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be 'raise' or 'terminate', got "
+                             f"{self.illegal_action!r}")
+        reward = self.illegal_reward
+        if reward is not None:
+            if isinstance(reward, (bool, np.bool_)) or not isinstance(reward, (int, float,
+                                                                            np.number)):
+                raise ValueError(f"illegal_reward must be a number or None, got {reward!r}")
+            if not math.isfinite(reward):
+                raise ValueError(f"illegal_reward must be a finite number, got {reward!r}")
+            object.__setattr__(self, "illegal_reward", float(reward))
+
+
+def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
+    """The match of a ``reset()``: its seed is drawn from ``rng``; ``options`` may give
+    ``deal`` (a deal spec), ``dealer`` and ``scores``. A bad option raises ``ValueError``
+    (or ``TypeError``) and leaves ``rng`` as it was."""
+    if options is None:  # the common case: nothing can be wrong
+        return Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=num_hands)
+    state = rng.bit_generator.state
+    try:
+        return _game_from_options(rng, num_hands, options)
+    except Exception:
+        rng.bit_generator.state = state
+        raise
+
+
+def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Game:
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    unknown = sorted(map(repr, set(options) - RESET_OPTIONS))
+    if unknown:
+        warnings.warn(f"ignoring unknown reset options {', '.join(unknown)}; known: "
+                      f"{sorted(RESET_OPTIONS)}", stacklevel=4)
+    seed = int(rng.integers(0, 2**63 - 1))
+    dealer = options.get("dealer")
+    if dealer is not None:
+        dealer = parse_player(dealer)
+    scores = check_scores(options.get("scores", (0, 0)))
+    if options.get("deal") is not None:
+        return Game.from_deal(options["deal"], dealer=0 if dealer is None else dealer,
+                              num_hands=num_hands, seed=seed, scores=scores)
+    return Game.new(seed=seed, dealer=dealer, num_hands=num_hands, scores=scores)
+
+
+def hand_info(result: HandResult) -> dict:
+    """A finished hand's result as a fresh info dict (the HandResult fields)."""
+    return {f: getattr(result, f) for f in _RESULT_FIELDS}
+
+
+def illegal_penalty(game: Game, settings: Settings) -> float:
+    """The offender's reward for an illegal action: ``illegal_reward``, or by default the
+    largest loss still possible in the match (64 game points, 66 with shaping, for the
+    current hand and every hand still to come), so an illegal move never pays better
+    than playing on."""
+    if settings.illegal_reward is not None:
+        return settings.illegal_reward
+    hands_left = max(game.num_hands - game.hand_no, 1)
+    return -float((MAX_HAND_VALUE + (2 if settings.reward_shaping else 0)) * hands_left)
+
+
+class Episode:
+    """A match being played as an episode.
+
+    :meth:`apply` plays an action of the player to act and returns player_0's reward for
+    it with the :class:`HandResult` of a hand it ended. ``over`` is set when the match
+    ends or an illegal action ended the episode; then ``illegal`` describes that action
+    (with ``illegal_action="terminate"``); otherwise it is None.
+    """
+
+    __slots__ = ("game", "settings", "over", "illegal", "_terminate", "_shaping", "_hands",
+                 "_shaped")
+
+    def __init__(self, game: Game, settings: Settings):
+        self.game, self.settings = game, settings
+        self.over, self.illegal = game.is_over, None
+        self._terminate = settings.illegal_action == "terminate"
+        self._shaping = settings.reward_shaping
+        self._hands = len(game.results)  # hands settled so far
+        self._shaped = 0  # card-point difference paid so far in this hand
+
+    @property
+    def current(self) -> int | None:
+        """The player to act, or None once the episode is over."""
+        return None if self.over else self.game.current
+
+    def apply(self, action, strict: bool = False) -> tuple[float, HandResult | None]:
+        """Play ``action``; ``(player_0's reward, the result of a hand it ended or None)``.
+
+        ``Game.apply`` checks the action. An illegal one raises its
+        :class:`IllegalActionError` and changes nothing; with ``illegal_action=
+        "terminate"`` (and not ``strict``) an integer action id in 0..41 that is not legal
+        now ends the episode instead (see :attr:`illegal`), and ``(0.0, None)`` is returned.
+        """
+        game = self.game
+        try:
+            game.apply(action)
+        except IllegalActionError as err:
+            if strict or not self._terminate or not self._ends_episode(err):
+                raise
+            return 0.0, None
+        if len(game.results) != self._hands:
+            self._hands += 1
+            result = game.results[-1]
+            x = float(result.value if result.winner == 0 else -result.value)
+            if self._shaping:
+                cp = result.card_points
+                x += (cp[0] - cp[1] - self._shaped) / float(TOTAL_POINTS)
+                self._shaped = 0
+            if game.current is None:
+                self.over = True
+            return x, result
+        if self._shaping:
+            tp = game.trick_points
+            diff = tp[0] - tp[1]
+            if diff != self._shaped:
+                x = (diff - self._shaped) / float(TOTAL_POINTS)
+                self._shaped = diff
+                return x, None
+        return 0.0, None
+
+    def _ends_episode(self, err: IllegalActionError) -> bool:
+        action = as_int(err.action)
+        if action is None or not 0 <= action < NUM_ACTIONS or self.game.is_over:
+            return False  # not an action id at all: always an error
+        game = self.game
+        self.over = True
+        self.illegal = {"player": game.current, "action": action,
+                        "legal_actions": game.legal_actions(),
+                        "illegal_reward": illegal_penalty(game, self.settings)}
+        return True
+
+    def snapshot(self) -> tuple:
+        """What :meth:`restore` needs to undo the actions applied after this call."""
+        return len(self.game.history), self.over, self.illegal, self._hands, self._shaped
+
+    def restore(self, snapshot: tuple) -> None:
+        """Put the episode back to a :meth:`snapshot` (the game is replayed to that point)."""
+        length, self.over, self.illegal, self._hands, self._shaped = snapshot
+        if len(self.game.history) != length:
+            self.game = self.game.replay(length)
+
+
+__all__ = ["ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "SEATS", "Episode", "Settings",
+           "hand_info", "illegal_penalty", "new_game"]

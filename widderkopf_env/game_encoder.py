@@ -1,0 +1,198 @@
+"""The fast observation encoders: bit-packed pure Python, and its compiled twin in C.
+
+Both compute, from a live :class:`~widderkopf_env.rules.Game`, exactly the arrays that
+the reference encoder :func:`widderkopf_env.observation.encode_view` computes from that
+player's :class:`~widderkopf_env.view.PlayerView` (tests compare all three at every
+position of many games). The environments use them to save building a view at every
+decision. Every offset comes from :data:`widderkopf_env.observation.OFFSETS`; the C
+encoder checks the whole table when it is configured.
+
+Speed: the pure-Python encoder (``_encode_py``) makes every 0/1 entry, and the action
+mask after them, a bit of one Python int, turned into floats by one table look-up per
+byte (``np.take``); the 9 scaled entries are then written with one ``struct.pack_into``.
+Where the package was installed with a C compiler, its compiled twin
+(``widderkopf_env/_speedups.c``, set up by ``setup.py``) does the same faster;
+:data:`ACCELERATED` says which one runs, ``WIDDERKOPF_PURE_PYTHON=1`` forces the
+pure-Python one.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import warnings
+
+import numpy as np
+
+from .cards import NUM_ACTIONS, TRUMP_MASK
+from .observation import OBS_SIZE, OFFSETS, PIECES
+
+# --- the bit-packed encoder -------------------------------------------------------------------------
+
+def _o(name: str) -> int:
+    return OFFSETS[name][0]
+
+
+# Card pieces: bit offsets in the vector.
+_MY_UP, _MY_COV, _OPP_UP, _OPP_COV = _o("my_up"), _o("my_covered"), _o("opp_up"), _o("opp_covered")
+_DISCARD, _LEAD, _MY_PLAYED, _OPP_PLAYED = _o("my_discard"), _o("lead"), _o("my_played"), _o("opp_played")
+_MY_WON, _OPP_WON, _UNSEEN, _LEGAL = _o("my_won"), _o("opp_won"), _o("unseen"), _o("legal_cards")
+# Flag pieces: built as one small int, relative to _FLAGS, then shifted into place once.
+_FLAGS = _o("pending")
+_PHASE, _MY_TURN, _LEVEL = _o("phase") - _FLAGS, _o("my_turn") - _FLAGS, _o("crack_level") - _FLAGS
+_MAY, _CRACKER, _ROLES = _o("may_escalate") - _FLAGS, _o("cracker") - _FLAGS, _o("roles") - _FLAGS
+_OPP_DISC, _TIEBREAK = _o("opp_discarded") - _FLAGS, _o("tiebreak") - _FLAGS
+# The scaled entries (trick_points .. hands_left) are contiguous and written at once.
+_SCALARS = _o("trick_points")
+_SCALED = ("trick_points", "tricks_done", "opp_hand_size", "face_down", "match_scores",
+           "hands_left")
+_N_SCALED = sum(OFFSETS[name][1] for name in _SCALED)
+if ([n for n, _, _ in PIECES[-len(_SCALED):]] != list(_SCALED)
+        or _SCALARS + _N_SCALED != OBS_SIZE or _FLAGS < _LEGAL + 36
+        or _o("tiebreak") >= _SCALARS):
+    raise AssertionError("the encoder expects: card pieces, then flags, then the scaled "
+                         "entries trick_points .. hands_left")
+_PACK_SCALARS = struct.Struct(f"<{_N_SCALED}f")
+_ALL36 = (1 << 36) - 1
+_U8, _I8 = np.dtype(np.uint8), np.dtype(np.int8)
+#: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                           bitorder="little").astype(np.float32)
+# Entry i of the vector is bit i of one int, written little-endian: byte k gives entries
+# 8k .. 8k+7 through row k of _BYTE_BITS.
+_BOTH_BYTES = (OBS_SIZE + NUM_ACTIONS + 7) // 8  # encode_with_mask: the mask follows
+_MASK_END = OBS_SIZE + NUM_ACTIONS
+#: Trump one-hot (a flag, relative to _FLAGS) by ``trump + 1`` (-1 = none named yet).
+_TRUMP_FLAG = tuple(1 << (_o("trump_suit") - _FLAGS + (t if t >= 0 else 4)) for t in range(-1, 4))
+#: Phase and crack level one-hots (flags) by value.
+_PHASE_FLAG = tuple(1 << (_PHASE + ph) for ph in range(5))
+_LEVEL_FLAG = tuple(1 << (_LEVEL + lv) for lv in range(5))
+#: The trumps card piece by ``trump + 1``.
+_TRUMP_CARDS = (0,) + tuple(TRUMP_MASK[t] << _o("trumps") for t in range(4))
+#: hands_left entry by ``num_hands - hand_no`` (>= 1 while playing; clipped to 1..8).
+_HANDS_LEFT = tuple(min(max(n, 1), 8) / 8.0 for n in range(9))
+#: The cracker flags by ``[player][cracker]`` (cracker -1, none, is the last entry).
+_CRACKER_FLAGS = tuple((1 << (_CRACKER + (p != 0)), 1 << (_CRACKER + (p != 1)), 0)
+                       for p in (0, 1))
+# Scaled entries as look-ups: trick points / 121, tricks / 17, cards / 8, face-down / 5.
+_BY_121 = tuple(n / 121.0 for n in range(122))
+_BY_17 = tuple(n / 17.0 for n in range(18))
+_BY_8 = tuple(n / 8.0 for n in range(9))
+_BY_5 = tuple(n / 5.0 for n in range(7))
+
+
+_take, _frombuffer, _pack = _BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
+_SCALAR_BYTES = _SCALARS * 4
+
+
+def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``encode_view(game.view(player))`` without building the view: the envs' path.
+
+    ``over``: the episode has ended early (e.g. by an illegal action), so the mask and
+    the ``legal_cards`` piece are all zeros. The result is a fresh float32 observation
+    and a fresh int8 mask.
+
+    Hidden information (R8): from ``game`` this reads the player's own hand and discard,
+    the opponent's hand *size* and whether they have discarded, and public fields; a
+    test checks that it gives the arrays of the reference encoder, which sees only the
+    view, at every position of many games, and the no-leak tests run on both.
+    """
+    p = player
+    o = 1 - p
+    hand, upbits, covered, discard = game.hand, game.upbits, game.covered, game.discard
+    played, won = game.played, game.won
+    current, phase, trump = game.current, game.phase, game.trump
+    my_hand = hand[p]
+    my_up, opp_up, my_cov, opp_cov = upbits[p], upbits[o], covered[p], covered[o]
+    my_played, opp_played = played[p], played[o]
+    legal = game.legal_mask if current == p and not over else 0
+    # the same set as PlayerView.unseen (a test checks it), inlined for speed
+    seen = my_hand | my_up | opp_up | my_played | opp_played
+    x = my_hand
+    my_discard = discard[p]
+    if my_discard >= 0:
+        seen |= 1 << my_discard
+        x |= 1 << (_DISCARD + my_discard)
+    lead = game.lead
+    if lead >= 0:
+        x |= 1 << (_LEAD + lead)
+    # the open trick's lead came from this pile: its face-down card turns over after it
+    pile = game.lead_pile
+    my_pending = opp_pending = 0
+    if pile >= 0:
+        if pile // 5 == p:
+            my_pending = 1
+        else:
+            opp_pending = 1
+    if my_played and opp_played:  # nobody may escalate once both have played (R11)
+        may = 0
+    else:
+        r0, r1 = game.escalation_rights()
+        may = (r1 | r0 << 1) if p else (r0 | r1 << 1)
+    flags = (my_pending | opp_pending << 1 | _PHASE_FLAG[phase]
+             | (current == p) << _MY_TURN | _TRUMP_FLAG[trump + 1]
+             | _LEVEL_FLAG[game.level] | may << _MAY | _CRACKER_FLAGS[p][game.cracker]
+             | ((game.dealer == p) | (game.chooser == p) << 1 | (game.leader == p) << 2)
+             << _ROLES
+             | (discard[o] >= 0) << _OPP_DISC)
+    left = game.num_hands - game.hand_no
+    if left <= 0 and phase != 4:
+        flags |= 1 << _TIEBREAK
+    x |= (my_up << _MY_UP | my_cov << _MY_COV | opp_up << _OPP_UP
+          | opp_cov << _OPP_COV | my_played << _MY_PLAYED | opp_played << _OPP_PLAYED
+          | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL36 ^ seen) << _UNSEEN
+          | _TRUMP_CARDS[trump + 1] | (legal & _ALL36) << _LEGAL | flags << _FLAGS
+          | legal << OBS_SIZE)
+    # one row of _BYTE_BITS per byte: the float32 bits of the vector and the mask at once
+    flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
+    out = flat[:OBS_SIZE]
+    tp, scores = game.trick_points, game.scores
+    s, t = scores[p], scores[o]
+    _pack(out, _SCALAR_BYTES, _BY_121[tp[p]], _BY_121[tp[o]], _BY_17[len(game.tricks)],
+          _BY_8[hand[o].bit_count()], _BY_5[my_cov.bit_count() + my_pending],
+          _BY_5[opp_cov.bit_count() + opp_pending], s / (s + 8.0), t / (t + 8.0),
+          0.0 if phase == 4 else _HANDS_LEFT[left] if 0 <= left <= 8 else
+          (1.0 if left > 8 else 0.125))
+    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
+
+
+# --- the optional C accelerator ------------------------------------------------------------
+
+def _load_speedups():
+    """The compiled twin of :func:`_encode_py` (``widderkopf_env/_speedups.c``), or None
+    when it was not built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set
+    to a non-empty value other than ``0``."""
+    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from . import _speedups
+    except ImportError:
+        return None
+    try:
+        _speedups.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK))
+    except (TypeError, ValueError) as err:  # a stale build from another version
+        warnings.warn(f"widderkopf_env._speedups does not fit this version ({err}); using "
+                      "the pure-Python encoder. Reinstall widderkopf-env to rebuild it.",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    return _speedups
+
+
+_speedups = _load_speedups()
+#: Whether observations are encoded by the C accelerator (same arrays, faster).
+ACCELERATED: bool = _speedups is not None
+_F32 = np.dtype(np.float32)
+
+
+def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    obs, mask = _c_encode(game, player, over)  # bytearrays: float32 and int8
+    return _frombuffer(obs, _F32), _frombuffer(mask, _I8)
+
+
+if ACCELERATED:
+    _c_encode = _speedups.encode
+    encode_game = _encode_c
+else:
+    encode_game = _encode_py
+
+
