@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .cards import NUM_ACTIONS, action_name, from_bits
+
 
 class Phase(IntEnum):
     """What the player to act decides (R9-R15)."""
@@ -25,6 +27,30 @@ class IllegalActionError(ValueError):
     def __init__(self, message: str, action=None, phase=None, legal=()):
         super().__init__(message)
         self.action, self.phase, self.legal = action, phase, list(legal)
+
+    @classmethod
+    def not_an_id(cls, action, phase: Phase, mask: int) -> IllegalActionError:
+        """The error for an action that is no integer action id."""
+        return cls(f"action must be an integer action id, got {type(action).__name__} "
+                   f"{action!r}; legal now ({phase.name}): {describe_actions(mask)}",
+                   action, phase, from_bits(mask))
+
+    @classmethod
+    def not_legal(cls, action: int, player, phase: Phase, mask: int) -> IllegalActionError:
+        """The error for an action id that is not legal now (``mask``: the legal ones)."""
+        if phase == Phase.OVER:
+            msg = f"action {action} rejected: the match is over (no legal actions)"
+        else:
+            what = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..41"
+            msg = (f"illegal action {action} ({what}) for player {player} in phase "
+                   f"{phase.name}; legal: {describe_actions(mask)}")
+        return cls(msg, action, phase, from_bits(mask))
+
+
+def describe_actions(mask: int) -> str:
+    """``'36 (trump C), 37 (trump S)'``: the actions of a bit mask, or ``'none'``."""
+    acts = from_bits(mask)
+    return ", ".join(f"{a} ({action_name(a)})" for a in acts) if acts else "none"
 
 
 @dataclass(frozen=True, slots=True)

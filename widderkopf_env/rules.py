@@ -15,7 +15,6 @@ from .cards import (
     ESCALATE,
     FOLLOW,
     ID_TABLES,
-    NUM_ACTIONS,
     PASS,
     POINTS,
     SPITZER,
@@ -23,7 +22,6 @@ from .cards import (
     TRUMP_ACTION,
     WIN_POINTS,
     action_name,
-    from_bits,
     hand_value,
     to_bits,
 )
@@ -45,18 +43,14 @@ from .engine_types import HandResult, IllegalActionError, Phase
 from .view import PlayerView
 
 # Re-exported: the engine's public names for what deals.py defines.
-__all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "as_action_id",
-           "deal_to_spec", "parse_deal", "parse_player", "seeded_deal", "seeded_dealer"]
-#: An action as a Python int (numpy integers too, bools not), else None.
-as_action_id = as_int
-
+__all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "deal_to_spec",
+           "parse_deal", "parse_player", "seeded_deal", "seeded_dealer"]
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = range(5)
 _T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
-
 
 _STATE_FIELDS = (
     "seed", "num_hands", "first_dealer", "initial_scores", "scores", "hand_no", "results",
@@ -358,23 +352,13 @@ class Game:
         self.phase, self.current = PLAY, 1 - self.current
 
     def _coerce(self, action, mask: int) -> int:
-        value = as_action_id(action)
-        if value is not None:
-            return value
-        raise IllegalActionError(
-            f"action must be an integer action id, got {type(action).__name__} {action!r}; "
-            f"legal now ({Phase(self.phase).name}): {_describe(mask)}",
-            action, Phase(self.phase), from_bits(mask))
+        value = as_int(action)
+        if value is None:
+            raise IllegalActionError.not_an_id(action, Phase(self.phase), mask)
+        return value
 
     def _reject(self, action: int, mask: int) -> None:
-        phase = Phase(self.phase)
-        if phase == OVER:
-            msg = f"action {action} rejected: the match is over (no legal actions)"
-        else:
-            what = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..41"
-            msg = (f"illegal action {action} ({what}) for player {self.current} in phase "
-                   f"{phase.name}; legal: {_describe(mask)}")
-        raise IllegalActionError(msg, action, phase, from_bits(mask))
+        raise IllegalActionError.not_legal(action, self.current, Phase(self.phase), mask)
 
     def _raise_level(self, player: int) -> None:
         self.level += 1
@@ -468,19 +452,11 @@ class Game:
         action must be legal when replayed; anything else raises ``ValueError`` naming it.
         """
         doc = decode_document(text)
-        deals = doc["deals"]
-        g = cls._create(doc["seed"], doc["first_dealer"], doc["num_hands"],
-                        doc["initial_scores"], deals[:1])
-        g.deals.extend(deals[1:])  # later hands are played with the listed deals
-        for k, action in enumerate(doc["actions"]):
-            try:
-                g.apply(action)
-            except IllegalActionError as err:
-                raise ValueError(f"game file: action #{k} ({action_name(action)}) cannot be "
-                                 f"replayed: {err}") from None
-        if g._hands_started() != len(deals):
-            raise ValueError(f"game file: 'deals' lists {len(deals)} deals but the actions "
-                             f"play {g._hands_started()} hands")
+        g = cls._replayed(doc["seed"], doc["first_dealer"], doc["num_hands"],
+                          doc["initial_scores"], doc["deals"], doc["actions"])
+        if len(g.deals) != len(doc["deals"]):
+            raise ValueError(f"game file: 'deals' lists {len(doc['deals'])} deals but the "
+                             f"actions play {len(g.deals)} hands")
         return g
 
     def replay(self, length: int | None = None) -> Game:
@@ -488,16 +464,21 @@ class Game:
         actions (all of them by default), e.g. to undo moves."""
         if None in self.deals:
             raise ValueError("a world built by Game.from_view has no deals to replay")
-        g = Game._create(self.seed, self.first_dealer, self.num_hands, self.initial_scores,
-                         self.deals[:1])
-        g.deals.extend(self.deals[1:])
-        for action in self.history[:length]:
-            g.apply(action)
-        del g.deals[g._hands_started():]
-        return g
+        return Game._replayed(self.seed, self.first_dealer, self.num_hands,
+                              self.initial_scores, self.deals, self.history[:length])
 
-    def _hands_started(self) -> int:
-        return self.hand_no + (self.phase != OVER)
+    @classmethod
+    def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions) -> Game:
+        g = cls._create(seed, first_dealer, num_hands, scores, list(deals[:1]))
+        g.deals.extend(deals[1:])  # later hands are played with these deals
+        for k, action in enumerate(actions):
+            try:
+                g.apply(action)
+            except IllegalActionError as err:
+                raise IllegalActionError(f"action #{k} ({action_name(action)}) cannot be "
+                                         f"replayed: {err}", action, err.phase, err.legal) from None
+        del g.deals[g.hand_no + (g.phase != OVER):]  # deals of hands not started
+        return g
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""
@@ -516,8 +497,3 @@ class Game:
     # One method per phase (indexed by Phase): the legal actions and what an action does.
     _LEGAL = (_legal_trump, _legal_discard, _legal_play, _legal_answer, _legal_over)
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
-
-
-def _describe(mask: int) -> str:
-    acts = from_bits(mask)
-    return ", ".join(f"{a} ({action_name(a)})" for a in acts) if acts else "none"
