@@ -10,6 +10,7 @@ import pytest
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, RandomAgent
 from widderkopf_env.agents.arena import (
+    GameRecord,
     derive_seed,
     play_pair,
     run_duplicate,
@@ -107,9 +108,9 @@ def test_summary_statistics_and_json():
 def test_summarise_by_hand():
     # pair records: (A points, A won, value, schneider, schwarz, level, cracker,
     #                recracker, A card points)
-    win = (2.0, True, 2, False, False, 1, 0, -1, 70)
-    loss = (-1.0, False, 1, False, False, 0, -1, -1, 50)
-    schneider_loss = (-4.0, False, 4, True, False, 1, 1, -1, 20)
+    win = GameRecord(2.0, True, 2, False, False, 1, 0, -1, 70)
+    loss = GameRecord(-1.0, False, 1, False, False, 0, -1, -1, 50)
+    schneider_loss = GameRecord(-4.0, False, 4, True, False, 1, 1, -1, 20)
     r = summarise([(win, loss), (win, schneider_loss)], "a", "b", seed=0)
     assert r.mean == pytest.approx(((2 - 1) / 2 + (2 - 4) / 2) / 2)
     assert r.win_rate == 0.5 and r.card_points == pytest.approx(52.5)

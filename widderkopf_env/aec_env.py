@@ -117,7 +117,7 @@ from pettingzoo.utils.env import AECIterable
 from .cards import NUM_ACTIONS
 from .deals import SEATS, parse_player
 from .engine_types import IllegalActionError
-from .episode import Episode, Settings, hand_info, new_game
+from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
 from .rules import Game
@@ -266,7 +266,7 @@ class raw_env(AECEnv):
             return
         agent, episode = self.agent_selection, self._episode
         x, result = episode.apply(action)  # IllegalActionError: nothing has changed
-        if episode.illegal is not None:
+        if result is ILLEGAL:
             self._illegal(agent, episode.illegal)
             return
         self._has_updated = True

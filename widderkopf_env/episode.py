@@ -28,6 +28,9 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 #: The options ``reset(options=...)`` takes.
 RESET_OPTIONS = frozenset({"deal", "dealer", "scores"})
 _RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+#: What :meth:`Episode.apply` returns in place of a hand result when an illegal action
+#: ended the episode.
+ILLEGAL = "illegal"
 
 
 @dataclass(frozen=True)
@@ -109,9 +112,9 @@ class Episode:
     """A match being played as an episode.
 
     :meth:`apply` plays an action of the player to act and returns player_0's reward for
-    it with the :class:`HandResult` of a hand it ended. ``over`` is set when the match
-    ends or an illegal action ended the episode; then ``illegal`` describes that action
-    (with ``illegal_action="terminate"``); otherwise it is None.
+    it with the :class:`HandResult` of a hand it ended (or :data:`ILLEGAL`). ``over`` is
+    set when the match ends or an illegal action ended the episode; then ``illegal``
+    describes that action (with ``illegal_action="terminate"``); otherwise it is None.
     """
 
     __slots__ = ("game", "settings", "over", "illegal", "_terminate", "_shaping", "_hands",
@@ -136,7 +139,8 @@ class Episode:
         ``Game.apply`` checks the action. An illegal one raises its
         :class:`IllegalActionError` and changes nothing; with ``illegal_action=
         "terminate"`` (and not ``strict``) an integer action id in 0..41 that is not legal
-        now ends the episode instead (see :attr:`illegal`), and ``(0.0, None)`` is returned.
+        now ends the episode instead (see :attr:`illegal`), and ``(0.0, ILLEGAL)`` is
+        returned.
         """
         game = self.game
         try:
@@ -144,7 +148,7 @@ class Episode:
         except IllegalActionError as err:
             if strict or not self._terminate or not self._ends_episode(err):
                 raise
-            return 0.0, None
+            return 0.0, ILLEGAL
         if len(game.results) != self._hands:
             self._hands += 1
             result = game.results[-1]
@@ -176,16 +180,17 @@ class Episode:
                         "illegal_reward": illegal_penalty(game, self.settings)}
         return True
 
-    def snapshot(self) -> tuple:
-        """What :meth:`restore` needs to undo the actions applied after this call."""
-        return len(self.game.history), self.over, self.illegal, self._hands, self._shaped
+    def rewind(self, length: int) -> None:
+        """Take back every action after the first ``length`` of the match (the game is
+        replayed to that point; the rewards already paid are recomputed from it)."""
+        game = self.game
+        if len(game.history) != length:
+            self.game = game = game.replay(length)
+        self.over, self.illegal = game.is_over, None
+        self._hands = len(game.results)
+        tp = game.trick_points  # shaping has paid the difference so far (0 at a hand's start)
+        self._shaped = tp[0] - tp[1] if self._shaping else 0
 
-    def restore(self, snapshot: tuple) -> None:
-        """Put the episode back to a :meth:`snapshot` (the game is replayed to that point)."""
-        length, self.over, self.illegal, self._hands, self._shaped = snapshot
-        if len(self.game.history) != length:
-            self.game = self.game.replay(length)
 
-
-__all__ = ["ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "SEATS", "Episode", "Settings",
+__all__ = ["ILLEGAL", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "SEATS", "Episode", "Settings",
            "hand_info", "illegal_penalty", "new_game"]

@@ -8,7 +8,7 @@
 | Action mask        | `env.action_masks()` (int8, 42); for sb3-contrib `MaskablePPO`           |
 
 One learner plays Widderkopf against a fixed opponent (any
-:class:`~widderkopf_env.agents.base.Agent`); the opponent's moves are played inside
+:class:`~widderkopf_env.agent.Agent`); the opponent's moves are played inside
 `reset()` and `step()` until it is the learner's turn again or the episode is over.
 `gymnasium.make("Widderkopf-v0")` works after `import widderkopf_env`;
 `gymnasium.make("widderkopf_env:Widderkopf-v0")` imports it itself (handy in subprocesses).
@@ -62,7 +62,7 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 ```
 
 * `opponent`: an agent object (`act(view) -> action`, optional `reset(seed)`) or a name
-  for :func:`widderkopf_env.agents.load_agent` (`"random"`, `"heuristic"`, ...). At each
+  for :func:`widderkopf_env.load_agent` (`"random"`, `"heuristic"`, ...). At each
   `reset()` it is reseeded (`reset(seed)`) from the env's `np_random`, so all randomness
   flows from `reset(seed=...)`.
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
@@ -89,7 +89,7 @@ from .agent import reset_agent
 from .cards import NUM_ACTIONS
 from .deals import SEATS, parse_player
 from .engine_types import IllegalActionError
-from .episode import Episode, Settings, hand_info, new_game
+from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
 from .registry import load_agent
@@ -164,9 +164,9 @@ class WidderkopfEnv(gymnasium.Env):
             raise IllegalActionError("the episode is over; call reset() to start a new one",
                                      action)
         info = {"seat": SEATS[self.seat]}
-        before = episode.snapshot()
+        before = len(episode.game.history)
         x, result = episode.apply(action)  # IllegalActionError: nothing has changed
-        if episode.illegal is not None:
+        if result is not None and result is ILLEGAL:
             illegal = episode.illegal
             info.update(illegal_action=True, action=illegal["action"],
                         legal_actions=illegal["legal_actions"])
@@ -176,7 +176,7 @@ class WidderkopfEnv(gymnasium.Env):
         try:
             y, info = self._play_opponent(episode, self.seat, info)
         except BaseException:
-            episode.restore(before)  # the learner's move is taken back too
+            episode.rewind(before)  # the learner's move is taken back too
             raise
         x += y
         if self.render_mode == "human":
@@ -202,9 +202,8 @@ class WidderkopfEnv(gymnasium.Env):
     def _play_opponent(self, episode: Episode, seat: int, info: dict) -> tuple[float, dict]:
         """Play the opponent until ``seat`` is to act or the match is over; player_0's
         reward from those moves, and ``info`` with the result of a hand they ended."""
-        opp, agent, x = 1 - seat, self.opponent, 0.0
-        while episode.current == opp:
-            game = episode.game
+        opp, agent, x, game = 1 - seat, self.opponent, 0.0, episode.game
+        while game.current == opp:
             try:
                 action = agent.act(PlayerView.of(game, opp))
             except Exception as err:

@@ -231,13 +231,15 @@ class Game:
     def legal_mask(self) -> int:
         """The legal actions as a 42-bit int (bit ``a`` set when action ``a`` is legal)."""
         m = self._legal
-        return m if m >= 0 else self._compute_legal()
+        if m < 0:
+            m = self._legal = self._LEGAL[self.phase](self)
+        return m
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
         m = self._legal
         if m < 0:
-            m = self._compute_legal()
+            m = self._legal = self._LEGAL[self.phase](self)
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player) -> bool:
@@ -259,11 +261,6 @@ class Game:
         if played[0] and played[1]:  # from the second trick on nobody may escalate (R11)
             return (False, False)
         return (self._may_escalate(0), self._may_escalate(1))
-
-    def _compute_legal(self) -> int:
-        m = self._LEGAL[self.phase](self)
-        self._legal = m
-        return m
 
     def _legal_trump(self) -> int:
         return _TRUMP_BITS
@@ -318,7 +315,7 @@ class Game:
         """
         m = self._legal
         if m < 0:
-            m = self._compute_legal()
+            m = self._legal = self._LEGAL[self.phase](self)
         if type(action) is not int:
             action = self._coerce(action, m)
         if action < 0 or not (m >> action) & 1:  # m has no bit past 41
@@ -340,11 +337,6 @@ class Game:
         else:
             self.current = self.dealer
 
-    def _apply_play(self, action: int) -> None:
-        if action < 36:
-            self._play(action)
-        else:
-            self._escalate_due()
 
     def _apply_answer(self, action: int) -> None:
         if action == ESCALATE:
@@ -374,7 +366,10 @@ class Game:
         if self._may_escalate(other):  # R11 step 2: the other player answers at once
             self.phase, self.current = ANSWER, other
 
-    def _play(self, card: int) -> None:
+    def _apply_play(self, card: int) -> None:
+        if card >= 36:  # the due player escalates (R11)
+            self._escalate_due()
+            return
         p = self.current
         bit = 1 << card
         pile = -1

@@ -30,6 +30,7 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 from widderkopf_env.rules import Game, deal_to_spec
 
@@ -60,19 +61,27 @@ def play_game(game: Game, agents) -> Game:
     return game
 
 
-# One finished game, from A's point of view (A is player_0):
-# (A's game points, A won, value, schneider, schwarz, crack level, who cracked,
-#  who recracked (0 = A, 1 = B, -1 = nobody), A's card points)
-_Record = tuple
+class GameRecord(NamedTuple):
+    """One finished game from A's point of view (A is player_0)."""
+
+    points: float  #: A's game points (+value if A won the hand, -value if B did)
+    won: bool  #: A won the hand
+    value: int
+    schneider: bool
+    schwarz: bool
+    crack_level: int
+    cracker: int  #: who cracked: 0 = A, 1 = B, -1 = nobody
+    recracker: int  #: who recracked, likewise
+    card_points: int  #: A's card points
 
 
-def _record(game: Game) -> _Record:
+def _record(game: Game) -> GameRecord:
     r = game.results[-1]
-    return (game.returns()[0], r.winner == 0, r.value, r.schneider, r.schwarz,
-            r.crack_level, game.cracker, game.recracker, r.card_points[0])
+    return GameRecord(game.returns()[0], r.winner == 0, r.value, r.schneider, r.schwarz,
+                      r.crack_level, game.cracker, game.recracker, r.card_points[0])
 
 
-def play_pair(agent_a, agent_b, seed: int, index: int) -> tuple[_Record, _Record]:
+def play_pair(agent_a, agent_b, seed: int, index: int) -> tuple[GameRecord, GameRecord]:
     """Play deal pair ``index`` of the run with ``seed``; the two games' records."""
     deal_seed = derive_seed(seed, "deal", index)
     first = Game.new(seed=deal_seed)
@@ -214,29 +223,29 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
     """Aggregate per-pair records (in pair order) into an :class:`ArenaResult`."""
     games = [g for pair in pairs for g in pair]
     n = len(pairs)
-    scores = [(x[0] + y[0]) / 2 for x, y in pairs]
+    scores = [(x.points + y.points) / 2 for x, y in pairs]
     mean = _mean(scores)
     sd = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
     half = Z95 * sd / math.sqrt(n) if n > 1 else math.inf
     levels = [0] * 5
     for g in games:
-        levels[g[5]] += 1
+        levels[g.crack_level] += 1
 
     def by(side: int) -> dict:
-        sel = [g for g in games if g[6] == side]
-        return {"hands": len(sel), "a_win_rate": _mean([g[1] for g in sel]),
-                "a_mean": _mean([g[0] for g in sel]),
-                "recracked": sum(1 for g in sel if g[7] >= 0)}
+        sel = [g for g in games if g.cracker == side]
+        return {"hands": len(sel), "a_win_rate": _mean([g.won for g in sel]),
+                "a_mean": _mean([g.points for g in sel]),
+                "recracked": sum(1 for g in sel if g.recracker >= 0)}
 
-    def rate(col: int, won: bool) -> float:
-        return _mean([bool(g[col]) and g[1] == won for g in games])
+    def rate(field: str, won: bool) -> float:
+        return _mean([bool(getattr(g, field)) and g.won == won for g in games])
 
     return ArenaResult(
         agent_a=agent_a, agent_b=agent_b, seed=seed, pairs=n, hands=len(games),
         mean=mean, ci95=(mean - half, mean + half), sd_pair=sd,
-        win_rate=_mean([g[1] for g in games]), card_points=_mean([g[8] for g in games]),
-        schneider={"a": rate(3, True), "b": rate(3, False)},
-        schwarz={"a": rate(4, True), "b": rate(4, False)},
+        win_rate=_mean([g.won for g in games]), card_points=_mean([g.card_points for g in games]),
+        schneider={"a": rate("schneider", True), "b": rate("schneider", False)},
+        schwarz={"a": rate("schwarz", True), "b": rate("schwarz", False)},
         cracks={"levels": levels, "by_a": by(0), "by_b": by(1)},
     )
 

@@ -18,10 +18,8 @@ Scoring an action in a world
     plus ``GAME_WEIGHT`` times the game points they are worth at the current crack level
     (R18-R19: won or lost, Schneider, Schwarz). Mostly card points, then: in most worlds
     the winner of the hand is settled long before its end, and a pure game-point score
-    makes every action tie there; card points are the denser, less noisy signal. In
-    duplicate matches against the heuristic (150 deal pairs, seed 12) this score beat
-    game points with card points as a mere tie-break (0.02 game points per card point)
-    by +2.7 +- 0.9 card points and +0.22 +- 0.15 game points per hand (paired).
+    makes every action tie there; card points are the denser, less noisy signal. (The
+    measurement behind this choice is in ``docs/EXPERIMENTS.md``.)
 
 Escalation (R11)
     ``p``, the share of worlds the agent wins after its best action (as due player) or
@@ -38,11 +36,7 @@ Speed and reproducibility
     machine's speed, so it is off by default. A single legal action is played at once.
     About 0.06 s per decision on average (``bench/pimc.py``), 0.35 s at most.
 
-What did not help (duplicate matches against the heuristic, 150 deal pairs, paired
-differences within noise): twice the worlds; exact search from 7 tricks instead of 6;
-rollout tails of 5 exact tricks instead of 4; escalating at (0.5, 0.7, 0.85, 0.9);
-keeping the heuristic's trump and discard unless the worlds beat it by one standard
-error (``PRIOR_Z = 1.0``, left available but off).
+Variants that were measured and did not help are listed in ``docs/EXPERIMENTS.md``.
 """
 
 from __future__ import annotations
