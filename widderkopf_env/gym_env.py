@@ -5,7 +5,7 @@
 |--------------------|-------------------------------------------------------------------------|
 | Action space       | `Discrete(42)` (engine action ids)                                      |
 | Observation space  | `Box(0, 1, (OBS_SIZE,), float32)`                                       |
-| Action mask        | `env.action_masks()` (int8, 42); for sb3-contrib `MaskablePPO`           |
+| Action mask        | `info["action_mask"]` and `env.action_masks()` (int8, 42)                |
 
 One learner plays Widderkopf against a fixed opponent (any
 :class:`~widderkopf_env.agents.base.Agent`); the opponent's moves are played inside
@@ -24,8 +24,19 @@ numpy integer scalars are accepted.
 The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`; the
 layout is in :mod:`widderkopf_env.observation` and README.md). It holds nothing the
 learner's :class:`~widderkopf_env.view.PlayerView` does not, so no hidden card (R8).
-`action_masks()` gives the legal actions now (1 = legal); after the episode has ended it is
-all zeros (reset first: vector envs do that automatically).
+
+The legal actions (int8, 42, 1 = legal) come with every observation as
+`info["action_mask"]` (from `reset()` and every `step()`), and `action_masks()` (for
+sb3-contrib's `MaskablePPO`) gives the same mask. It is never all zeros while the
+episode runs; it is all zeros with the observation that ends the episode, which is not a
+decision. Gymnasium's vector envs (`gymnasium.make_vec`, sync or async) stack the masks as
+`infos["action_mask"]`, shape `(num_envs, 42)`. With their default next-step autoreset, the
+step after an episode ended only resets that sub-env and ignores its action, so its mask
+then is the terminal all-zero one: sample that sub-env's action from any mask (e.g. all
+ones) and drop the transition, as Gymnasium's autoreset documentation says. With
+`autoreset_mode=AutoresetMode.SAME_STEP` the reset happens in the terminal step: the
+terminal observation is in `infos["final_obs"]` and `infos["action_mask"]` is always the
+new episode's live mask.
 
 ## Rewards
 
@@ -147,7 +158,9 @@ class WidderkopfEnv(gymnasium.Env):
         info, self._info = self._info, None
         if self.render_mode == "human":
             self.render()
-        return self._observe(), info
+        obs = self._observe()
+        info["action_mask"] = self._mask.copy()
+        return obs, info
 
     def step(self, action):
         game = self.game
@@ -162,9 +175,10 @@ class WidderkopfEnv(gymnasium.Env):
                 game.apply(action)  # raises IllegalActionError naming the legal actions
             penalty = illegal_penalty(game, self.illegal_reward, self.reward_shaping)
             self._over = True
+            obs = self._observe()
             info = {"seat": AGENTS[self.seat], "illegal_action": True, "action": action,
-                    "legal_actions": game.legal_actions()}
-            return self._observe(), penalty, True, False, info
+                    "legal_actions": game.legal_actions(), "action_mask": self._mask.copy()}
+            return obs, penalty, True, False, info
         self._info = {"seat": AGENTS[self.seat]}
         game.apply(action)
         x = self._settle() + self._play_opponent()
@@ -172,7 +186,9 @@ class WidderkopfEnv(gymnasium.Env):
         self._over = over = game.current is None
         if self.render_mode == "human":
             self.render()
-        return self._observe(), x if self.seat == 0 else -x, over, False, info
+        obs = self._observe()
+        info["action_mask"] = self._mask.copy()
+        return obs, x if self.seat == 0 else -x, over, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now: int8 (42,), 1 = legal (all zeros once the episode ended)."""
