@@ -10,3 +10,11 @@ imports it here), so the suite sets it unless the caller chose otherwise.
 import os
 
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
+
+def pytest_collection_modifyitems(items):
+    """Mark this suite ``clients``: ``pytest -m "not clients"`` leaves it out."""
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.path).startswith(here):
+            item.add_marker("clients")
