@@ -8,8 +8,10 @@ import random
 import warnings
 
 import numpy as np
+import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 import widderkopf_env
 from widderkopf_env import Game, IllegalActionError, parse_card
@@ -46,21 +48,30 @@ def play_random(e, rng: random.Random) -> int:
 @pytest.mark.parametrize("kwargs", [
     {},
     {"num_hands": 3, "reward_shaping": True},
-    {"illegal_action": "terminate"},
+    {"illegal_action": "raise"},
 ])
 def test_pettingzoo_api_test(kwargs):
     with warnings.catch_warnings():
         # dict observations (with an action mask) are what PettingZoo classic envs use;
-        # api_test only exempts its own envs from these two notes, and passes a dummy option
+        # api_test only exempts its own envs from these two notes; its dummy reset option
+        # {"options": 1} must not warn
         warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
         warnings.filterwarnings("ignore", message="Observation space for each agent probably")
-        warnings.filterwarnings("ignore", message="ignoring unknown reset options")
+        warnings.filterwarnings("error", message="ignoring unknown reset option")
         api_test(env(**kwargs), num_cycles=300)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"num_hands": 2, "reward_shaping": True}])
 def test_pettingzoo_seed_test(kwargs):
     seed_test(lambda: env(**kwargs), num_cycles=300)
+
+
+def test_registered_with_pettingzoo():
+    e = pettingzoo.make("aec", "Widderkopf-v0", num_hands=2, reward_shaping=True)
+    assert type(e) is raw_env and e.num_hands == 2 and e.reward_shaping
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # registering twice neither overrides nor warns
+        widderkopf_env._register()
 
 
 def test_env_factory_is_unwrapped_and_described():
@@ -144,8 +155,11 @@ def test_scores_option_decides_the_chooser():
     e = env(num_hands=2)
     e.reset(seed=3, options={"deal": DEAL, "dealer": 1, "scores": (5, 2)})
     assert e.game.chooser == 1 and e.agent_selection == "player_1"  # lower score names (R9)
-    with pytest.warns(UserWarning, match="unknown reset options"):
+    with pytest.warns(UserWarning, match="unknown reset option 'dael'; did you mean 'deal'"):
         e.reset(options={"dael": DEAL})
+    with warnings.catch_warnings():  # another layer's key (api_test passes {"options": 1})
+        warnings.simplefilter("error")
+        e.reset(options={"options": 1, "render_fps": 2})
 
 
 # --- observations ------------------------------------------------------------------------
@@ -234,7 +248,7 @@ def test_info_is_cleared_when_the_agent_acts_again():
 # --- illegal actions -----------------------------------------------------------------------
 
 def test_illegal_action_raises_names_the_legal_actions_and_changes_nothing():
-    e = env()
+    e = env(illegal_action="raise")
     e.reset(seed=0, options={"deal": DEAL, "dealer": 0})
     before = e.game.state_dict()
     with pytest.raises(IllegalActionError, match=r"legal: 36 \(trump C\)") as err:
@@ -278,10 +292,11 @@ def test_dead_agents_must_step_none():
     assert e.agents == []
 
 
-def test_terminate_mode():
-    e = env(illegal_action="terminate")
+def test_terminate_mode_is_the_default_and_warns():
+    e = env()
     e.reset(seed=0, options={"deal": DEAL, "dealer": 0})
-    e.step(0)  # a card in the trump phase: legal id, illegal now
+    with pytest.warns(UserWarning, match="illegal action ended the episode"):
+        e.step(0)  # a card in the trump phase: legal id, illegal now
     assert e.terminations == {"player_0": True, "player_1": True}
     assert e.rewards == {"player_1": -float(MAX_HAND_VALUE), "player_0": 0.0}
     assert e.infos["player_1"]["illegal_action"] is True
@@ -302,6 +317,24 @@ def test_terminate_mode():
     assert not any(e.terminations.values())
 
 
+def test_mask_follows_terminations_set_by_terminate_illegal_wrapper():
+    """PettingZoo's TerminateIllegalWrapper ends the episode by setting the termination
+    flags itself; every terminated agent's mask must then be all zero."""
+    e = TerminateIllegalWrapper(env(illegal_action="raise"), illegal_reward=-1)
+    e.reset(seed=0, options={"deal": DEAL, "dealer": 0})
+    offender = e.agent_selection
+    e.step(0)  # a card in the trump phase: the wrapper terminates everyone
+    returns = {}
+    for agent in e.agent_iter():
+        obs, reward, terminated, _, _ = e.last()
+        assert terminated and not obs["action_mask"].any(), agent
+        assert not e.observe(agent)["action_mask"].any()
+        returns[agent] = reward
+        e.step(None)
+    assert returns[offender] == -1 and len(returns) == 2
+
+
+@pytest.mark.filterwarnings("ignore:an illegal action ended the episode")
 def test_terminate_penalty_scales_with_hands_left_and_can_be_set():
     e = env(illegal_action="terminate", num_hands=3, reward_shaping=True)
     e.reset(seed=0)

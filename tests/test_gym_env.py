@@ -198,6 +198,30 @@ def test_deal_option_and_shaping():
 
 # --- illegal actions -------------------------------------------------------------------------
 
+def test_info_carries_the_mask_of_each_observation():
+    """info["action_mask"] comes with every observation (what gymnasium's vector envs hand
+    to a learner): equal to action_masks() and to the observation's legal cards, never all
+    zero while the episode runs, all zero with the observation that ends it."""
+    env = gymnasium.make("Widderkopf-v0", opponent="random")
+    rng = random.Random(3)
+    for episode in range(4):
+        obs, info = env.reset(seed=episode)
+        terminated = False
+        while True:
+            mask = info["action_mask"]
+            assert mask.dtype == np.int8 and mask.shape == (42,)
+            np.testing.assert_array_equal(mask, env.unwrapped.action_masks())
+            np.testing.assert_array_equal(mask[:36], piece(obs, "legal_cards"))
+            if terminated:
+                assert not mask.any()
+                break
+            assert mask.any()
+            obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step(0)  # illegal in the trump phase
+    assert terminated and info["illegal_action"] and not info["action_mask"].any()
+
+
 def test_illegal_action_terminates_by_default():
     env = WidderkopfEnv(opponent="random", seat=1)
     env.reset(seed=0, options={"deal": DEAL, "dealer": 0})  # player_1 names trumps

@@ -55,11 +55,16 @@ def __getattr__(name):
 
 
 def _register() -> None:
-    """Register ``Widderkopf-v0`` with Gymnasium once (also for ``widderkopf_env:Widderkopf-v0``)."""
+    """Register ``Widderkopf-v0`` with Gymnasium once (also for ``widderkopf_env:Widderkopf-v0``),
+    and the AEC env with PettingZoo where it has a registry (``pettingzoo.make("aec", ...)``)."""
     import gymnasium
+    import pettingzoo
 
     if "Widderkopf-v0" not in gymnasium.registry:
         gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv")
+    aec = getattr(pettingzoo, "aec_registry", None)  # PettingZoo >= 1.27
+    if aec is not None and "Widderkopf-v0" not in aec:
+        pettingzoo.register("aec", "Widderkopf-v0", entry_point="widderkopf_env.aec_env:env")
 
 
 _register()

@@ -36,8 +36,9 @@ discard, every face-down card) are never encoded (R8): the encoder reads no more
 agent's :class:`~widderkopf_env.view.PlayerView` holds, and tests check that
 (:func:`~widderkopf_env.observation.encode_game`). The layout is the table in
 :mod:`widderkopf_env.observation` (and README.md, "Observation layout"). The mask is all
-zeros for the agent not to act, and for both agents once the episode has ended: never
-sample an action from it then (step `None` for a terminated agent).
+zeros for the agent not to act, and for an agent that is terminated or truncated (also
+when a wrapper such as `TerminateIllegalWrapper` sets those flags): never sample an action
+from it then (step `None` for a terminated agent).
 
 ## Rewards
 
@@ -67,24 +68,26 @@ decisions).
 
 ## Illegal actions
 
-`illegal_action="raise"` (default): `step()` raises
-:class:`~widderkopf_env.rules.IllegalActionError` (a `ValueError`) naming the legal
-actions; the state is unchanged, so the caller can retry. The same error is raised for
-actions out of 0..41, non-integers (str, float, bool, None while alive) and steps after the
-episode ended.
+`illegal_action="terminate"` (default; the convention of PettingZoo's classic envs and
+their `TerminateIllegalWrapper`, which tools that check envs with unmasked random actions
+rely on): an id in 0..41 that is not legal now ends the episode with a warning; the
+offender gets `illegal_reward`, the other agent 0, both are terminated, and infos say
+`{"illegal_action": True, ...}` (offender) and `{"opponent_illegal_action": True}`. The
+default `illegal_reward=None` charges the largest loss still possible in the match: `-64`
+game points (`-66` with shaping) for the current hand and for every hand still to come, so
+an illegal move never pays better than playing on.
 
-`illegal_action="terminate"` (PettingZoo's `TerminateIllegalWrapper` convention): a legal
-id that is not legal now ends the episode; the offender gets `illegal_reward`, the other
-agent 0, both are terminated, and infos say `{"illegal_action": True, ...}` (offender) and
-`{"opponent_illegal_action": True}`. The default `illegal_reward=None` charges the largest
-loss still possible in the match: `-64` game points (`-66` with shaping) for the current
-hand and for every hand still to come, so an illegal move never pays better than playing
-on. Non-integers and ids outside 0..41 still raise.
+`illegal_action="raise"` (for debugging): `step()` raises
+:class:`~widderkopf_env.rules.IllegalActionError` (a `ValueError`) naming the legal
+actions; the state is unchanged, so the caller can retry.
+
+In both modes the same error is raised for actions out of 0..41, non-integers (str, float,
+bool, None while alive) and steps after the episode ended.
 
 ## Arguments
 
 ```python
-widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="raise",
+widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="terminate",
                    illegal_reward=None, render_mode=None)
 ```
 
@@ -100,6 +103,11 @@ names (see :func:`widderkopf_env.rules.parse_deal`) passed to `Game.from_deal`; 
 (0, 1, `"player_0"` or `"player_1"`) is the first dealer (default: drawn from the seed, or
 player_0 with a `deal`); `scores` are the match scores before the first hand (they decide
 who names trumps, R9). A bad option raises `ValueError` and leaves the env as it was.
+Other keys are ignored (they may be meant for another layer, as in PettingZoo's
+`api_test`), with a warning only for a key that looks like a misspelt option.
+
+`pettingzoo.make("aec", "Widderkopf-v0", **kwargs)` gives `env(**kwargs)` once
+`widderkopf_env` is imported (PettingZoo 1.27 or later).
 
 ## Version History
 
@@ -107,6 +115,8 @@ who names trumps, R9). A bad option raises `ValueError` and leaves the env as it
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from gymnasium import spaces
@@ -158,7 +168,7 @@ class raw_env(AECEnv):
                 "is_parallelizable": False}
 
     def __init__(self, num_hands: int = 1, reward_shaping: bool = False,
-                 illegal_action: str = "raise", illegal_reward: float | None = None,
+                 illegal_action: str = "terminate", illegal_reward: float | None = None,
                  render_mode: str | None = None):
         super().__init__()
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
@@ -231,7 +241,9 @@ class raw_env(AECEnv):
         player = _INDEX.get(agent)
         if player is None:
             raise ValueError(f"unknown agent {agent!r}; agents are 'player_0', 'player_1'")
-        obs, mask = encode_game(episode.game, player, self._over)
+        # the mask follows the flags, which a wrapper (TerminateIllegalWrapper) may set
+        over = self._over or self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        obs, mask = encode_game(episode.game, player, over)
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):
@@ -240,12 +252,12 @@ class raw_env(AECEnv):
         if episode is None:
             raise RuntimeError("reset() must be called before last()")
         agent = self.agent_selection
+        term, trunc = self.terminations[agent], self.truncations[agent]
         obs = None
         if observe:  # observe(agent), inlined: this runs at every decision
-            obs, mask = encode_game(episode.game, _INDEX[agent], self._over)
+            obs, mask = encode_game(episode.game, _INDEX[agent], self._over or term or trunc)
             obs = {"observation": obs, "action_mask": mask}
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        return obs, self._cumulative_rewards[agent], term, trunc, self.infos[agent]
 
     def view(self, agent) -> PlayerView:
         """What ``agent`` may see now (for bots): a :class:`PlayerView`."""
@@ -307,6 +319,8 @@ class raw_env(AECEnv):
         self._dirty = True
 
     def _illegal(self, agent: str, illegal: dict) -> None:
+        warnings.warn("an illegal action ended the episode with a penalty (infos[agent]"
+                      "['illegal_action']); illegal_action='raise' raises instead", stacklevel=3)
         penalty = illegal["illegal_reward"]
         other = SEATS[1 - _INDEX[agent]]
         self._has_updated = True
@@ -358,8 +372,8 @@ def env(**kwargs) -> raw_env:
       ``agent_iter`` requires a ``step()`` in each iteration.
     * actions outside ``Discrete(42)`` (out of range, str, float, bool) raise
       :class:`~widderkopf_env.rules.IllegalActionError` (a ``ValueError``).
-    * illegal actions raise, or with ``illegal_action="terminate"`` end the episode with
-      ``illegal_reward`` for the offender, like ``TerminateIllegalWrapper``.
+    * illegal actions end the episode with ``illegal_reward`` for the offender and a
+      warning, like ``TerminateIllegalWrapper``; with ``illegal_action="raise"`` they raise.
     * stepping after the episode ended (other than ``step(None)`` for terminated agents)
       raises instead of PettingZoo's warning.
 

@@ -12,6 +12,7 @@ hand (R19) and, with ``reward_shaping``, the card-point difference / 121 as it c
 
 from __future__ import annotations
 
+import difflib
 import math
 import warnings
 from dataclasses import dataclass, fields
@@ -77,10 +78,11 @@ def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
 def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Game:
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-    unknown = sorted(map(repr, set(options) - RESET_OPTIONS))
-    if unknown:
-        warnings.warn(f"ignoring unknown reset options {', '.join(unknown)}; known: "
-                      f"{sorted(RESET_OPTIONS)}", stacklevel=4)
+    for key in set(options) - RESET_OPTIONS:  # may be another layer's: warn on a likely typo
+        near = difflib.get_close_matches(str(key), RESET_OPTIONS, n=1)
+        if near:
+            warnings.warn(f"ignoring unknown reset option {key!r}; did you mean {near[0]!r}?",
+                          stacklevel=4)
     seed = int(rng.integers(0, 2**63 - 1))
     dealer = options.get("dealer")
     if dealer is not None:

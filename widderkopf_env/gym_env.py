@@ -5,7 +5,7 @@
 |--------------------|-------------------------------------------------------------------------|
 | Action space       | `Discrete(42)` (engine action ids)                                      |
 | Observation space  | `Box(0, 1, (OBS_SIZE,), float32)`                                       |
-| Action mask        | `env.action_masks()` (int8, 42); for sb3-contrib `MaskablePPO`           |
+| Action mask        | `info["action_mask"]` and `env.action_masks()` (int8, 42)                |
 
 One learner plays Widderkopf against a fixed opponent (any
 :class:`~widderkopf_env.agent.Agent`); the opponent's moves are played inside
@@ -24,8 +24,19 @@ numpy integer scalars are accepted.
 The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`; the
 layout is in :mod:`widderkopf_env.observation` and README.md). It holds nothing the
 learner's :class:`~widderkopf_env.view.PlayerView` does not, so no hidden card (R8).
-`action_masks()` gives the legal actions now (1 = legal); after the episode has ended it is
-all zeros (reset first: vector envs do that automatically).
+
+The legal actions (int8, 42, 1 = legal) come with every observation as
+`info["action_mask"]` (from `reset()` and every `step()`), and `action_masks()` (for
+sb3-contrib's `MaskablePPO`) gives the same mask. It is never all zeros while the
+episode runs; it is all zeros with the observation that ends the episode, which is not a
+decision. Gymnasium's vector envs (`gymnasium.make_vec`, sync or async) stack the masks as
+`infos["action_mask"]`, shape `(num_envs, 42)`. With their default next-step autoreset, the
+step after an episode ended only resets that sub-env and ignores its action, so its mask
+then is the terminal all-zero one: sample that sub-env's action from any mask (e.g. all
+ones) and drop the transition, as Gymnasium's autoreset documentation says. With
+`autoreset_mode=AutoresetMode.SAME_STEP` the reset happens in the terminal step: the
+terminal observation is in `infos["final_obs"]` and `infos["action_mask"]` is always the
+new episode's live mask.
 
 ## Rewards
 
@@ -154,7 +165,9 @@ class WidderkopfEnv(gymnasium.Env):
         self._episode, self.seat = episode, seat
         if self.render_mode == "human":
             self.render()
-        return self._observe(), info
+        obs = self._observe()
+        info["action_mask"] = self._mask.copy()
+        return obs, info
 
     def step(self, action):
         episode = self._episode
@@ -170,7 +183,9 @@ class WidderkopfEnv(gymnasium.Env):
             illegal = episode.illegal
             info.update(illegal_action=True, action=illegal["action"],
                         legal_actions=illegal["legal_actions"])
-            return self._observe(), illegal["illegal_reward"], True, False, info
+            obs = self._observe()
+            info["action_mask"] = self._mask.copy()
+            return obs, illegal["illegal_reward"], True, False, info
         if result is not None:
             info.update(hand_info(result))
         try:
@@ -181,7 +196,9 @@ class WidderkopfEnv(gymnasium.Env):
         x += y
         if self.render_mode == "human":
             self.render()
-        return self._observe(), x if self.seat == 0 else -x, episode.over, False, info
+        obs = self._observe()
+        info["action_mask"] = self._mask.copy()
+        return obs, x if self.seat == 0 else -x, episode.over, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now: int8 (42,), 1 = legal (all zeros once the episode ended)."""
