@@ -10,6 +10,7 @@ numpy, torch and sb3-contrib are imported only when these agents are used, so
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 TRAIN_EXTRA_HINT = (
@@ -60,6 +61,23 @@ def _import_maskable_ppo():
     return MaskablePPO
 
 
+def _load_model(MaskablePPO, path: Path):
+    """``MaskablePPO.load(path)``; ``ValueError`` naming the file when it is not a model
+    saved by ``model.save()`` (a zip archive holding ``data`` and ``policy.pth``)."""
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: not a zip archive")
+    with zipfile.ZipFile(path) as archive:
+        missing = {"data", "policy.pth"} - set(archive.namelist())
+    if missing:
+        raise ValueError(f"{str(path)!r} is a zip archive but not a saved MaskablePPO model "
+                         f"(it lacks {', '.join(sorted(missing))})")
+    try:
+        return MaskablePPO.load(str(path), device="cpu")
+    except Exception as err:  # SB3 raises many kinds on a damaged or foreign model
+        raise ValueError(f"{str(path)!r} could not be loaded as a MaskablePPO model: "
+                         f"{type(err).__name__}: {err}") from err
+
+
 class MaskablePPOAgent:
     """Plays a trained sb3-contrib ``MaskablePPO`` model (a ``.zip`` path or the model).
 
@@ -86,7 +104,7 @@ class MaskablePPOAgent:
                 import torch
 
                 torch.set_num_threads(torch_threads)
-            self.model = MaskablePPO.load(str(path), device="cpu")
+            self.model = _load_model(MaskablePPO, path)
             self.path, self.name = str(path), path.stem
         else:
             if not hasattr(path_or_model, "predict") or not hasattr(path_or_model, "policy"):
