@@ -15,7 +15,7 @@ from pathlib import Path
 
 TRAIN_EXTRA_HINT = (
     "playing a MaskablePPO model needs torch, stable-baselines3 and sb3-contrib: "
-    "pip install 'widderkopf-env[train]'"
+    'pip install "widderkopf-env[train]"'
 )
 
 
@@ -61,9 +61,10 @@ def _import_maskable_ppo():
     return MaskablePPO
 
 
-def _load_model(MaskablePPO, path: Path):
-    """``MaskablePPO.load(path)``; ``ValueError`` naming the file when it is not a model
-    saved by ``model.save()`` (a zip archive holding ``data`` and ``policy.pth``)."""
+def _check_model_file(path: Path) -> None:
+    """``ValueError`` naming the file when it is not a model saved by ``model.save()``
+    (a zip archive holding ``data`` and ``policy.pth``); cheap, so it comes before torch
+    is imported."""
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: not a zip archive")
     with zipfile.ZipFile(path) as archive:
@@ -71,6 +72,10 @@ def _load_model(MaskablePPO, path: Path):
     if missing:
         raise ValueError(f"{str(path)!r} is a zip archive but not a saved MaskablePPO model "
                          f"(it lacks {', '.join(sorted(missing))})")
+
+
+def _load_model(MaskablePPO, path: Path):
+    """``MaskablePPO.load(path)``, any failure a ``ValueError`` naming the file."""
     try:
         return MaskablePPO.load(str(path), device="cpu")
     except Exception as err:  # SB3 raises many kinds on a damaged or foreign model
@@ -99,6 +104,7 @@ class MaskablePPOAgent:
             path = Path(path_or_model)
             if not path.is_file():
                 raise FileNotFoundError(f"no MaskablePPO model file at {str(path)!r}")
+            _check_model_file(path)
             MaskablePPO = _import_maskable_ppo()
             if torch_threads is not None:
                 import torch

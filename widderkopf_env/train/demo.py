@@ -66,12 +66,12 @@ def _stopped(exc: KeyboardInterrupt) -> str:
 
 
 def _run(args) -> int:
-    require_train_extra("the demo")
     out = args.out
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / "config.json").is_file())):
         raise UsageError(f"--out {out} is not an earlier demo's folder (no config.json); "
                          "the demo empties --out first, so give a new or an empty folder")
+    require_train_extra("the demo")
     workers = default_workers()
     print(f"Widderkopf PPO demo: training MaskablePPO against the heuristic bot for "
           f"{args.steps:,} steps on {workers} core(s); output in {args.out}/", flush=True)

@@ -193,7 +193,6 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
 
 def _config(parser: argparse.ArgumentParser, argv) -> dict:
     args = parser.parse_args(argv)
-    require_train_extra("training")
     cfg = vars(args)
     if cfg.pop("net_size") is not None:
         cfg["net_arch"] = NET_SIZES[args.net_size]
@@ -222,6 +221,7 @@ def _config(parser: argparse.ArgumentParser, argv) -> dict:
     elif (args.out / "config.json").exists():
         raise UsageError(f"{args.out} already holds a run: pass --resume to continue it, or "
                          "choose another --out")
+    require_train_extra("training")  # last: importing torch takes seconds
     cfg["out"] = str(cfg["out"])
     cfg.setdefault("eval_seed", derive_seed(cfg["seed"], "eval"))
     cfg.setdefault("final_eval_seed", derive_seed(cfg["seed"], "final-eval"))
