@@ -142,8 +142,11 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[], int | None],
             parser.error(str(err))
         except KeyboardInterrupt as exc:
             message = on_interrupt(exc) if on_interrupt is not None else "interrupted"
-            sys.stderr.write(f"\n{parser.prog}: {message}\n")
-            sys.stderr.flush()
+            try:
+                sys.stderr.write(f"\n{parser.prog}: {message}\n")
+                sys.stderr.flush()
+            except KeyboardInterrupt:  # Ctrl-C pressed again: the line may be cut short
+                pass
             return EXIT_INTERRUPTED
         except BrokenPipeError:
             # the reader went away: print nothing more, not even at interpreter exit

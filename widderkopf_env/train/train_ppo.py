@@ -338,7 +338,8 @@ def main(argv=None) -> int:
 
 
 def _stopped(exc: KeyboardInterrupt) -> str:
-    return str(exc) if isinstance(exc, TrainingInterrupted) else "stopped before training"
+    return str(exc) if isinstance(exc, TrainingInterrupted) else (
+        "stopped before training started; nothing was written")
 
 
 def train_from_args(argv=None) -> dict:
@@ -360,6 +361,8 @@ def train(cfg: dict) -> dict:
         bar = getattr(live.get("bar"), "pbar", None)
         if bar is not None:
             bar.close()
+        if not (Path(cfg["out"]) / "config.json").exists():
+            raise  # nothing written yet: nothing to resume
         model = live.get("model")
         steps = int(model.num_timesteps) if model is not None else live.get("start", 0)
         done = checkpoints.list_steps(Path(cfg["out"]) / "checkpoints")
@@ -368,7 +371,6 @@ def train(cfg: dict) -> dict:
 
 def _train(cfg: dict, live: dict) -> dict:
     out = Path(cfg["out"])
-    out.mkdir(parents=True, exist_ok=True)
     log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
 
     import torch
@@ -385,7 +387,8 @@ def _train(cfg: dict, live: dict) -> dict:
         log(f"--resume: no checkpoint in {out / 'checkpoints'} yet; starting afresh")
     start_steps = live["start"] = 0 if found is None else int(found[1]["steps"])
     env_seed = cfg["seed"] if found is None else derive_seed(cfg["seed"], "resume", start_steps)
-    if found is None:  # first thing written: from here on, --resume works
+    if found is None:  # the first thing written: from here on, --resume works
+        out.mkdir(parents=True, exist_ok=True)
         (out / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
     vec_env = make_vec_env(cfg, env_seed, start_steps)
     run = TrainingRun(cfg, out, vec_env, log)
