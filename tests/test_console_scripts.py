@@ -269,3 +269,29 @@ def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path):
     code, output = game.ctrl_c()
     assert assert_one_interrupt_line(code, output, "widderkopf-play") == (
         "widderkopf-play: interrupted")
+
+
+# --- the argparse types, in process ------------------------------------------------------------
+
+def test_argument_types_accept_the_range_and_name_it_otherwise():
+    import argparse
+
+    from widderkopf_env.agents.cli_args import int_list, integer, number
+
+    assert integer(1)("1_000") == 1000 and integer(0)("0") == 0
+    assert number(0, 1)("1") == 1.0 and number(0, low_open=True)("1e-9") == 1e-9
+    assert int_list(" 64, 32 ") == [64, 32]
+    for convert, text, message in [
+        (integer(1), "0", "expected an integer >= 1, got 0"),
+        (integer(0), "1.5", "expected an integer >= 0, got '1.5'"),
+        (number(0, 1), "1.01", "expected a number from 0 to 1, got 1.01"),
+        (number(0, 1), "nan", "expected a number from 0 to 1, got nan"),
+        (number(0, low_open=True), "0", "expected a number > 0, got 0"),
+        (number(0, low_open=True), "inf", "expected a number > 0, got inf"),
+        (number(0), "-0.5", "expected a number >= 0, got -0.5"),
+        (int_list, "64,,32", "expected comma-separated positive integers"),
+        (int_list, "64,0", "expected comma-separated positive integers"),
+        (int_list, "²", "expected comma-separated positive integers"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
+            convert(text)

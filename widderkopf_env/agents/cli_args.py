@@ -64,21 +64,20 @@ def number(low: float | None = None, high: float | None = None,
            low_open: bool = False) -> Callable[[str], float]:
     """An argparse type: a finite float in ``[low, high]`` (``(low, high]`` with
     ``low_open``; a missing bound is not checked)."""
-    if low is not None and high is not None and not low_open:
+    bounds = ([f"{'>' if low_open else '>='} {low:g}"] if low is not None else []) + (
+        [f"<= {high:g}"] if high is not None else [])
+    want = " ".join(["a number", " and ".join(bounds)]).strip()
+    if len(bounds) == 2 and not low_open:
         want = f"a number from {low:g} to {high:g}"
-    else:
-        parts = [f"{'>' if low_open else '>='} {low:g}"] if low is not None else []
-        parts += [f"<= {high:g}"] if high is not None else []
-        want = " ".join(["a number", *parts[:1], *(["and", *parts[1:]] if parts[1:] else [])])
 
     def convert(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
-        if (not math.isfinite(value) or (low is not None and (value < low or
-                                                               (low_open and value == low)))
-                or (high is not None and value > high)):
+        too_low = low is not None and (value <= low if low_open else value < low)
+        too_high = high is not None and value > high
+        if not math.isfinite(value) or too_low or too_high:
             raise argparse.ArgumentTypeError(f"expected {want}, got {text}")
         return value
 
@@ -89,7 +88,7 @@ def number(low: float | None = None, high: float | None = None,
 def int_list(text: str) -> list[int]:
     """An argparse type: comma-separated positive ints, e.g. ``256,256``."""
     items = [t.strip() for t in text.split(",")]
-    if not all(t.isdigit() and int(t) > 0 for t in items):
+    if not all(t.isascii() and t.isdigit() and int(t) > 0 for t in items):
         raise argparse.ArgumentTypeError(
             f"expected comma-separated positive integers such as 256,256, got {text!r}")
     return [int(t) for t in items]
