@@ -99,6 +99,23 @@ def assert_one_interrupt_line(code: int, output: str, prog: str) -> str:
     return lines[0]
 
 
+@pytest.fixture
+def spawn():
+    """``spawn(cmd, cwd)`` starts an :class:`Interactive`; whatever still runs at the end
+    of the test is killed."""
+    started: list[Interactive] = []
+
+    def start(cmd: list[str], cwd: Path) -> Interactive:
+        started.append(Interactive(cmd, cwd))
+        return started[-1]
+
+    yield start
+    for item in started:
+        if item.proc.poll() is None:
+            os.killpg(item.proc.pid, signal.SIGKILL)
+            item.proc.wait(timeout=30)
+
+
 def children(pid: int) -> list[str]:
     path = Path(f"/proc/{pid}/task/{pid}/children")
     return path.read_text().split() if path.exists() else []
@@ -124,9 +141,9 @@ def test_eval_short_run_exits_0(tmp_path):
     assert done.stderr == ""
 
 
-def test_play_a_whole_hand_exits_0(tmp_path):
+def test_play_a_whole_hand_exits_0(tmp_path, spawn):
     """Answers every prompt with the first legal move shown, through a pipe."""
-    game = Interactive(command("widderkopf-play", "--opponent", "random", "--seed", "5"),
+    game = spawn(command("widderkopf-play", "--opponent", "random", "--seed", "5"),
                        tmp_path)
     answered = 0
     while game.proc.poll() is None:
@@ -146,7 +163,7 @@ def test_play_a_whole_hand_exits_0(tmp_path):
     assert "Not accepted" not in game.output and answered >= 9
 
 
-def test_train_interrupt_then_resume_exits_130_then_0(tmp_path):
+def test_train_interrupt_then_resume_exits_130_then_0(tmp_path, spawn):
     """Ctrl-C after the first checkpoint (SubprocVecEnv workers and the progress bar
     running): one line saying how to resume; that command then finishes with exit 0
     and prints the summary once, as JSON."""
@@ -154,7 +171,7 @@ def test_train_interrupt_then_resume_exits_130_then_0(tmp_path):
 
     cmd = command("widderkopf-train", "--out", "run", "--total-steps", "1000000",
                   "--n-envs", "2", "--vec-env", "subproc", "--checkpoint-every", "128", *TINY)
-    train = Interactive(cmd, tmp_path)
+    train = spawn(cmd, tmp_path)
     train.wait_for(lambda: checkpoints.list_steps(tmp_path / "run" / "checkpoints"), 120)
     code, output = train.ctrl_c()
     line = assert_one_interrupt_line(code, output, "widderkopf-train")
@@ -253,8 +270,8 @@ def test_missing_train_extra_is_named_with_its_pip_command(files):
 
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
                     reason="needs /proc/PID/task/PID/children to see the worker processes")
-def test_eval_ctrl_c_with_workers_exits_130(tmp_path):
-    match = Interactive(command("widderkopf-eval", "heuristic", "random", "--pairs", "100000",
+def test_eval_ctrl_c_with_workers_exits_130(tmp_path, spawn):
+    match = spawn(command("widderkopf-eval", "heuristic", "random", "--pairs", "100000",
                                 "--workers", "2"), tmp_path)
     match.wait_for(lambda: len(children(match.proc.pid)) >= 2)
     time.sleep(0.5)  # the workers are playing
@@ -263,8 +280,8 @@ def test_eval_ctrl_c_with_workers_exits_130(tmp_path):
         "widderkopf-eval: interrupted")
 
 
-def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path):
-    game = Interactive(command("widderkopf-play", "--seed", "3"), tmp_path)
+def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path, spawn):
+    game = spawn(command("widderkopf-play", "--seed", "3"), tmp_path)
     game.wait_for(lambda: game.output.endswith("> "))
     code, output = game.ctrl_c()
     assert assert_one_interrupt_line(code, output, "widderkopf-play") == (
