@@ -190,6 +190,15 @@ def test_train_interrupt_then_resume_exits_130_then_0(tmp_path, spawn):
     assert "Traceback" not in done.stderr and "'steps'" not in done.stderr
 
 
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_version_exits_0(tmp_path, name):
+    import widderkopf_env
+
+    done = run(command(name, "--version"), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{name} (widderkopf-env) {widderkopf_env.__version__}\n"
+
+
 # --- bad command lines exit 2 and write nothing -----------------------------------------------
 
 BAD = [

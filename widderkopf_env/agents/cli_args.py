@@ -94,6 +94,14 @@ def int_list(text: str) -> list[int]:
     return [int(t) for t in items]
 
 
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: prints the program name and the package version, exits 0."""
+    from widderkopf_env import __version__
+
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s (widderkopf-env) {__version__}")
+
+
 def agent_spec(text: str) -> str:
     """An argparse type: a spec :func:`~widderkopf_env.agents.load_agent` accepts (a bot
     name or a saved model ``.zip``), checked by loading it; returns the spec."""

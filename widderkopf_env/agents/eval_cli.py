@@ -26,7 +26,7 @@ import argparse
 import json
 
 from .arena import default_workers, run_duplicate
-from .cli_args import UsageError, agent_help, agent_spec, integer, run_cli
+from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
 
 DEFAULT_PAIRS = 1000
 
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_version(p)
     return p
 
 

@@ -40,7 +40,7 @@ from widderkopf_env.cards import (
 from widderkopf_env.rules import Game, Phase
 
 from .base import reset_agent
-from .cli_args import agent_help, agent_spec, integer, run_cli
+from .cli_args import add_version, agent_help, agent_spec, integer, run_cli
 
 SUIT_WORDS = {
     **{s.lower(): i for i, s in enumerate(SUITS)}, **{g: i for i, g in enumerate(SUIT_GLYPHS)},
@@ -214,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your seat: 0 (player_0, default) or 1")
     p.add_argument("--seed", type=integer(0), default=None,
                    help="deal seed (default: random; printed so a match can be replayed)")
+    add_version(p)
     return p
 
 

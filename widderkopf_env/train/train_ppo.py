@@ -64,6 +64,7 @@ from pathlib import Path
 from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import (
     UsageError,
+    add_version,
     agent_help,
     agent_spec,
     int_list,
@@ -176,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-progress-bar", dest="progress_bar", action="store_false",
                    help="no progress bar")
     g.add_argument("--quiet", action="store_true", help="print only the summary line")
+    add_version(p)
     return p
 
 
