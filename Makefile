@@ -3,7 +3,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv .venv test demo bench clean
+.PHONY: venv .venv test demo bench dist clean
 
 # `make .venv` (or `make venv`) creates the virtualenv and installs the project.
 venv .venv: $(STAMP)
@@ -30,6 +30,12 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py
 	$(VENV)/bin/python bench/env.py
 	$(VENV)/bin/python bench/agents.py
+
+# The sdist and the wheel in dist/ (what a release uploads; see docs/RELEASING.md).
+# An isolated build: pip fetches setuptools for it as pyproject.toml asks.
+dist: $(STAMP)
+	rm -rf dist
+	$(VENV)/bin/python -m build --outdir dist
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -18,7 +18,7 @@ from widderkopf_env.observation import OBS_SIZE, encode_with_mask  # noqa: E402
 from widderkopf_env.train import checkpoints  # noqa: E402
 from widderkopf_env.train.opponents import SNAPSHOT, OpponentPool  # noqa: E402
 from widderkopf_env.train.snapshot import PolicySnapshot, export_policy  # noqa: E402
-from widderkopf_env.train.train_ppo import main  # noqa: E402
+from widderkopf_env.train.train_ppo import train_from_args  # noqa: E402
 
 SUMMARY_KEYS = {"steps", "wall_seconds", "steps_per_second", "ppo_steps_per_second", "env_share",
                 "final", "best", "time_split", "resumed_from"}
@@ -33,8 +33,8 @@ TINY = ["--net-arch", "32,32", "--n-steps", "128", "--batch-size", "128", "--n-e
 def run(tmp_path_factory):
     """A 3072-step self-play run in two SubprocVecEnv workers."""
     out = tmp_path_factory.mktemp("train") / "run"
-    summary = main(["--total-steps", "3072", "--n-envs", "2", "--vec-env", "subproc",
-                    "--out", str(out), *TINY])
+    summary = train_from_args(["--total-steps", "3072", "--n-envs", "2", "--vec-env",
+                               "subproc", "--out", str(out), *TINY])
     return out, summary
 
 
@@ -66,8 +66,9 @@ def test_resume_after_kill_continues_the_step_count(run, tmp_path):
     for p in checkpoints.paths(ckpt, 3072):
         p.unlink()
     shutil.copy(checkpoints.paths(ckpt, 2048)[0], checkpoints.paths(ckpt, 3072)[0])
-    summary = main(["--out", str(out), "--resume", "--total-steps", "4096", "--n-envs", "1",
-                    "--quiet", "--no-progress-bar", "--final-eval-pairs", "16"])
+    summary = train_from_args(["--out", str(out), "--resume", "--total-steps", "4096",
+                               "--n-envs", "1", "--quiet", "--no-progress-bar",
+                               "--final-eval-pairs", "16"])
     assert summary["resumed_from"] == 2048
     assert summary["steps"] == 4096 and summary["steps_this_session"] == 2048
     steps = checkpoints.list_steps(ckpt)

@@ -20,15 +20,22 @@ from .cards import (
     TRUMP_ACTION,
     card_glyph,
     from_bits,
+    trump_order,
 )
 from .rules import Phase
 
 _DOWN = "[##]"
 
 
-def _cards(bits: int) -> str:
-    """Cards of a bit set as glyphs, grouped by suit in id order (C S H D)."""
-    return " ".join(card_glyph(c) for c in from_bits(bits)) or "-"
+def _hand(bits: int, trump: int) -> str:
+    """A hand as glyphs, as a player sorts it: the trumps first, highest first (before
+    trumps are named: the queens and jacks, which are always trumps, R2), then each plain
+    suit (C S H D) from the ace down; groups are two spaces apart."""
+    order = trump_order(max(trump, 0))[:8 if trump < 0 else None]
+    groups = [[c for c in order if (bits >> c) & 1]]
+    placed = bits & ~sum(1 << c for c in order)
+    groups += [[c for c in from_bits(placed) if c // 9 == s] for s in range(4)]
+    return "  ".join(" ".join(map(card_glyph, g)) for g in groups if g) or "-"
 
 
 def _pile_lines(piles, down_cards=None) -> tuple[str, str]:
@@ -58,7 +65,8 @@ def _crack(level: int, cracker: int, name) -> str:
 
 def _trump(trump: int, chooser: int, name) -> str:
     if trump < 0:
-        return f"not named yet ({name(chooser)} names it)"
+        who = name(chooser)
+        return f"not named yet ({who} {'name' if who == 'you' else 'names'} it)"
     return f"{SUIT_GLYPHS[trump]} (named by {name(chooser)})"
 
 
@@ -111,7 +119,7 @@ def render_game(game, reveal: bool = False) -> str:
         d = game.discard[p]
         lines += [
             "",
-            f"{name(p)}  hand ({game.hand[p].bit_count()}): {_cards(game.hand[p])}",
+            f"{name(p)}  hand ({game.hand[p].bit_count()}): {_hand(game.hand[p], game.trump)}",
             f"          piles: {tops}",
             f"                 {downs}",
             f"          tricks: {sum(1 for t in game.tricks if t[3] == p)}, card points "
@@ -153,12 +161,14 @@ def render_view(view) -> str:
              f"{_crack(view.level, view.cracker, name)} | dealer: {name(view.dealer)}",
              f"Match score: you {view.scores[me]}, opponent {view.scores[1 - me]}"]
     if view.may_escalate[me] and view.level < 4:
-        lines[-1] += f" | you may still escalate ({ESCALATION_NAMES[view.level]})"
+        crack = ESCALATION_NAMES[view.level]
+        lines[-1] += (f" | you may escalate ({crack}) once the card play starts"
+                      if view.phase < Phase.PLAY else f" | you may still escalate ({crack})")
     o = view.opponent
     tops, downs = _pile_lines(view.opp_piles)
     lines += [
         "",
-        f"Opponent  hand: {view.hand_size_opp} cards",
+        f"Opponent  hand: {view.hand_size_opp} card{'' if view.hand_size_opp == 1 else 's'}",
         f"          piles: {tops}",
         f"                 {downs}",
         f"          tricks: {sum(1 for t in view.tricks if t[3] == o)}, card points "
@@ -172,7 +182,7 @@ def render_view(view) -> str:
         "",
         f"You       piles: {tops}",
         f"                 {downs}",
-        f"          hand ({view.hand.bit_count()}): {_cards(view.hand)}",
+        f"          hand ({view.hand.bit_count()}): {_hand(view.hand, view.trump)}",
         f"          tricks: {sum(1 for t in view.tricks if t[3] == me)}, card points "
         f"{view.trick_points[me]} | your discard: {card_glyph(d) if d >= 0 else '-'}",
     ]

@@ -2,8 +2,10 @@
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
 
-AGENT specs go through :func:`widderkopf_env.agents.load_agent`: ``random``,
-``heuristic``, or a path to a MaskablePPO ``.zip``.
+AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
+(``random``, ``heuristic``, ``pimc``, ``ppo``) or the path of a saved MaskablePPO
+``.zip``; each is loaded once here before the match starts, so a bad spec or a file that
+is not a model ends the command with a usage error (exit status 2).
 
 Counting: a *deal pair* is one random deal played twice, the second time with the cards
 and the dealer swapped (see :mod:`widderkopf_env.agents.arena`). ``--pairs P`` plays P
@@ -14,30 +16,19 @@ The result is from A's point of view: ``mean`` is A's game points per hand (the 
 of a hand scores its value, the loser as much negative), with a 95% confidence interval
 over deal pairs; ``win_rate`` is the share of hands A won. With ``--json`` the last line
 of output is one JSON object with these and the other statistics (``hands``, ``pairs``,
-``seconds``, schneider/schwarz rates, crack statistics).
+``seconds``, schneider/schwarz rates, crack statistics). Ctrl-C stops the match
+with one line and exit status 130 (see :mod:`.cli_args`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-
-from widderkopf_env.registry import agent_names
 
 from .arena import default_workers, run_duplicate
+from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
 
 DEFAULT_PAIRS = 1000
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,46 +37,40 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate-deal match of AGENT_A against AGENT_B (results from A's side).",
         epilog="A deal pair is one deal played twice with the cards and the dealer swapped, "
                "so --hands N equals --pairs N/2.")
-    known = ", ".join(repr(name) for name in agent_names()) + " or a model .zip"
-    p.add_argument("agent_a", metavar="AGENT_A", help=known)
-    p.add_argument("agent_b", metavar="AGENT_B", help=known)
+    p.add_argument("agent_a", metavar="AGENT_A", type=agent_spec, help=agent_help("agent A"))
+    p.add_argument("agent_b", metavar="AGENT_B", type=agent_spec, help=agent_help("agent B"))
     count = p.add_mutually_exclusive_group()
-    count.add_argument("--pairs", type=_positive,
+    count.add_argument("--pairs", type=integer(1),
                        help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
-    count.add_argument("--hands", type=_positive,
+    count.add_argument("--hands", type=integer(1),
                        help="hands to play in total (even: 2 hands per deal pair)")
-    p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    p.add_argument("--workers", type=_positive, default=None,
+    p.add_argument("--seed", type=integer(0), default=0, help="run seed (default 0)")
+    p.add_argument("--workers", type=integer(1), default=None,
                    help=f"processes (default: all cores, here {default_workers()})")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_version(p)
     return p
 
 
 def main(argv=None) -> int:
+    """The console script; returns the exit status (0, 2 for a usage error, 130 after
+    Ctrl-C)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    return run_cli(parser, lambda: _run(parser.parse_args(argv)))
+
+
+def _run(args) -> int:
     if args.hands is not None:
         if args.hands % 2:
-            parser.error(f"--hands must be even (2 hands per deal pair), got {args.hands}")
+            raise UsageError(f"--hands must be even (2 hands per deal pair), got {args.hands}")
         pairs = args.hands // 2
     else:
         pairs = args.pairs or DEFAULT_PAIRS
-    from . import load_agent
-
-    for spec in (args.agent_a, args.agent_b):  # fail early, in this process, with a clear error
-        try:
-            load_agent(spec)
-        except (ValueError, FileNotFoundError, ImportError) as err:
-            parser.error(str(err))
     result = run_duplicate(args.agent_a, args.agent_b, pairs, seed=args.seed,
                            workers=args.workers, progress=False if args.no_progress else None)
-    if args.json:
-        print(json.dumps(result.to_dict()))
-    else:
-        print(result.table())
-    sys.stdout.flush()
+    print(json.dumps(result.to_dict()) if args.json else result.table())
     return 0
 
 

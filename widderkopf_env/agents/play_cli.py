@@ -10,7 +10,8 @@ Answer with:
 - ``crack`` (also ``escalate``, ``recrack``, ``crackback``, ``corner``) or ``pass``;
 - when naming trumps, a suit: ``clubs``/``c``, ``spades``/``s``, ``hearts``/``h``,
   ``diamonds``/``d`` (or ``trump h``);
-- ``help`` to see this again, ``quit`` (or end of input) to stop.
+- ``help`` to see this again, ``quit`` (or end of input) to stop; Ctrl-C stops too
+  (exit status 130).
 
 A bad answer is explained and asked again. After each trick and each hand you see what
 happened; at the end of a hand, both players' card points, the hand's value and the
@@ -39,6 +40,7 @@ from widderkopf_env.cards import (
 from widderkopf_env.rules import Game, Phase
 
 from .base import reset_agent
+from .cli_args import add_version, agent_help, agent_spec, integer, run_cli
 
 SUIT_WORDS = {
     **{s.lower(): i for i, s in enumerate(SUITS)}, **{g: i for i, g in enumerate(SUIT_GLYPHS)},
@@ -70,6 +72,9 @@ def parse_move(text: str, view) -> int:
     if word in ESCALATE_WORDS:
         if ESCALATE in legal:
             return ESCALATE
+        if view.phase in (Phase.TRUMP, Phase.DISCARD):
+            raise ValueError("escalating starts with the card play (R11): name trumps and "
+                             "discard first")
         raise ValueError("you may not escalate now")
     if word in PASS_WORDS:
         if PASS in legal:
@@ -201,14 +206,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="widderkopf-play",
                                 description="Play Widderkopf in the terminal against a bot.",
                                 epilog=HELP_TEXT)
-    p.add_argument("--opponent", default="heuristic",
-                   help="bot to play against: 'heuristic' (default), 'random' or a model .zip")
-    p.add_argument("--hands", type=int, default=1,
+    p.add_argument("--opponent", default="heuristic", type=agent_spec,
+                   help=agent_help("the bot to play against (default heuristic)"))
+    p.add_argument("--hands", type=integer(1), default=1,
                    help="hands in the match (default 1; 4 short, 6 full, 8 proper)")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0,
                    help="your seat: 0 (player_0, default) or 1")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=integer(0), default=None,
                    help="deal seed (default: random; printed so a match can be replayed)")
+    add_version(p)
     return p
 
 
@@ -217,15 +223,13 @@ def main(argv=None, stdin=None, stdout=None) -> int:
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.hands < 1:
-        parser.error(f"--hands must be at least 1, got {args.hands}")
+    return run_cli(parser, lambda: _run(parser.parse_args(argv), stdin, stdout))
+
+
+def _run(args, stdin, stdout) -> int:
     from . import load_agent
 
-    try:
-        bot = load_agent(args.opponent)
-    except (ValueError, FileNotFoundError, ImportError) as err:
-        parser.error(str(err))
+    bot = load_agent(args.opponent)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     game = Game.new(seed=seed, num_hands=args.hands)
     reset_agent(bot, seed)

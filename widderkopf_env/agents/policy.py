@@ -10,11 +10,12 @@ numpy, torch and sb3-contrib are imported only when these agents are used, so
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 TRAIN_EXTRA_HINT = (
     "playing a MaskablePPO model needs torch, stable-baselines3 and sb3-contrib: "
-    "pip install 'widderkopf-env[train]'"
+    'pip install "widderkopf-env[train]"'
 )
 
 
@@ -60,6 +61,28 @@ def _import_maskable_ppo():
     return MaskablePPO
 
 
+def _check_model_file(path: Path) -> None:
+    """``ValueError`` naming the file when it is not a model saved by ``model.save()``
+    (a zip archive holding ``data`` and ``policy.pth``); cheap, so it comes before torch
+    is imported."""
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: not a zip archive")
+    with zipfile.ZipFile(path) as archive:
+        missing = {"data", "policy.pth"} - set(archive.namelist())
+    if missing:
+        raise ValueError(f"{str(path)!r} is a zip archive but not a saved MaskablePPO model "
+                         f"(it lacks {', '.join(sorted(missing))})")
+
+
+def _load_model(MaskablePPO, path: Path):
+    """``MaskablePPO.load(path)``, any failure a ``ValueError`` naming the file."""
+    try:
+        return MaskablePPO.load(str(path), device="cpu")
+    except Exception as err:  # SB3 raises many kinds on a damaged or foreign model
+        raise ValueError(f"{str(path)!r} could not be loaded as a MaskablePPO model: "
+                         f"{type(err).__name__}: {err}") from err
+
+
 class MaskablePPOAgent:
     """Plays a trained sb3-contrib ``MaskablePPO`` model (a ``.zip`` path or the model).
 
@@ -81,12 +104,13 @@ class MaskablePPOAgent:
             path = Path(path_or_model)
             if not path.is_file():
                 raise FileNotFoundError(f"no MaskablePPO model file at {str(path)!r}")
+            _check_model_file(path)
             MaskablePPO = _import_maskable_ppo()
             if torch_threads is not None:
                 import torch
 
                 torch.set_num_threads(torch_threads)
-            self.model = MaskablePPO.load(str(path), device="cpu")
+            self.model = _load_model(MaskablePPO, path)
             self.path, self.name = str(path), path.stem
         else:
             if not hasattr(path_or_model, "predict") or not hasattr(path_or_model, "policy"):

@@ -7,6 +7,10 @@ steps take about 3-4 minutes on 2 cores), then plays duplicate deals against the
 and the heuristic bot and prints the mean game points per hand with 95% confidence
 intervals, next to those of the shipped policy (``load_agent("ppo")``) if the package has
 one. The heuristic scores 0 against itself, so a positive score against it beats it.
+
+``--out`` is emptied first, so it must be a new folder or one an earlier demo wrote (it
+holds config.json); anything else is refused. Ctrl-C stops it with one line and exit
+status 130; the next demo starts afresh.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import time
 from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, run_duplicate
+from widderkopf_env.agents.cli_args import UsageError, integer, require_train_extra, run_cli
 
 from .evaluation import evaluate
+from .train_ppo import TrainingInterrupted, parse_config, train
 
 OPPONENTS = ("random", "heuristic")
 
@@ -37,20 +43,39 @@ def shipped_results(pairs: int, seed: int, workers: int):
     return evaluate(load_policy(), pairs, seed, workers, opponents=OPPONENTS), None
 
 
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m widderkopf_env.train.demo",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=integer(1), default=800_000, help="training steps")
+    p.add_argument("--pairs", type=integer(1), default=1000,
+                   help="duplicate deal pairs per opponent")
+    p.add_argument("--out", type=Path, default=Path("runs/demo"),
+                   help="run directory (emptied first: new, or an earlier demo's)")
+    return p
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=800_000, help="training steps")
-    p.add_argument("--pairs", type=int, default=1000, help="duplicate deal pairs per opponent")
-    p.add_argument("--out", type=Path, default=Path("runs/demo"), help="run directory "
-                   "(emptied first)")
-    args = p.parse_args(argv)
+    """The demo; returns the exit status (0, 2 for a usage error, 130 after Ctrl-C)."""
+    parser = build_parser()
+    return run_cli(parser, lambda: _run(parser.parse_args(argv)), on_interrupt=_stopped)
 
-    from .train_ppo import parse_config, train
 
+def _stopped(exc: KeyboardInterrupt) -> str:
+    at = f" at step {exc.steps:,}" if isinstance(exc, TrainingInterrupted) else ""
+    return f"stopped{at}; the next demo starts afresh"
+
+
+def _run(args) -> int:
+    out = args.out
+    if out.exists() and not (out.is_dir() and (not any(out.iterdir())
+                                               or (out / "config.json").is_file())):
+        raise UsageError(f"--out {out} is not an earlier demo's folder (no config.json); "
+                         "the demo empties --out first, so give a new or an empty folder")
+    require_train_extra("the demo")
     workers = default_workers()
     print(f"Widderkopf PPO demo: training MaskablePPO against the heuristic bot for "
           f"{args.steps:,} steps on {workers} core(s); output in {args.out}/", flush=True)
-    shutil.rmtree(args.out, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
     summary = train(parse_config([
         "--total-steps", str(args.steps), "--out", str(args.out), "--n-envs", "16",

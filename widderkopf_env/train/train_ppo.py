@@ -55,12 +55,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
 import time
 from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, derive_seed
+from widderkopf_env.agents.cli_args import (
+    UsageError,
+    add_version,
+    agent_help,
+    agent_spec,
+    int_list,
+    integer,
+    number,
+    require_train_extra,
+    run_cli,
+)
 
+POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
 NET_SIZES = {"small": [64, 64], "medium": [256, 256], "large": [512, 512]}
 # Flags that --resume may change; every other setting is the run's own.
 RUN_CONTROL = {"total_steps", "n_envs", "vec_env", "eval_every", "eval_pairs", "eval_workers",
@@ -69,104 +83,137 @@ RUN_CONTROL = {"total_steps", "n_envs", "vec_env", "eval_every", "eval_pairs", "
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows defaults, except empty ones (None, False)."""
+    """Shows defaults, except empty ones (None, False) and those of --no-... flags."""
 
     def _get_help_string(self, action):
-        if action.default is None or action.default is False:
+        if action.default is None or action.default is False or action.const is False:
             return action.help
         return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="widderkopf-train", description=__doc__.split("\n\n")[0], formatter_class=_Help)
+        prog="widderkopf-train", description=__doc__.split("\n\n")[0], formatter_class=_Help,
+        usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]")
     a = p.add_argument
-    a("--total-steps", type=int, default=5_000_000, help="learner decisions to train on")
+    a("--total-steps", type=POSITIVE, default=5_000_000, help="learner decisions to train on")
     a("--out", type=Path, default=Path("runs/ppo"), help="output directory")
     a("--resume", action="store_true", help="continue from the newest checkpoint in --out")
-    a("--seed", type=int, default=0, help="seeds the model, the envs and the evaluation deals")
+    a("--seed", type=COUNT, default=0,
+      help="seeds the model, the envs and the evaluation deals")
     g = p.add_argument_group("environment")
-    g.add_argument("--n-envs", type=int, default=16, help="envs stepped in lockstep")
+    g.add_argument("--n-envs", type=POSITIVE, default=16, help="envs stepped in lockstep")
     g.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
                    help="dummy: all envs in this process (DummyVecEnv; fastest here, as the "
                         "env takes only ~16%% of the time: see bench/train.py); subproc: one "
                         "process per env (SubprocVecEnv)")
-    g.add_argument("--opponent", default="heuristic", help="fixed opponent (load_agent spec)")
+    g.add_argument("--opponent", default="heuristic", type=agent_spec,
+                   help=agent_help("fixed opponent"))
     g.add_argument("--reward-shaping", action=argparse.BooleanOptionalAction, default=True,
                    help="the env's dense card-point shaping (+-(card point diff)/121 per hand)")
-    g.add_argument("--reward-scale", type=float, default=0.25,
+    g.add_argument("--reward-scale", type=number(0, low_open=True), default=0.25,
                    help="rewards are multiplied by this (game points are 1..64)")
-    g.add_argument("--warmup-random", type=int, default=0, metavar="STEPS",
+    g.add_argument("--warmup-random", type=COUNT, default=0, metavar="STEPS",
                    help="curriculum: train against the random bot for the first STEPS")
-    g.add_argument("--crack-after", type=int, default=500_000, metavar="STEPS",
+    g.add_argument("--crack-after", type=COUNT, default=500_000, metavar="STEPS",
                    help="curriculum: the learner may not escalate (crack) before STEPS")
     g = p.add_argument_group("self-play")
     g.add_argument("--self-play", action="store_true",
                    help="opponents: the bots mixed with a pool of the learner's snapshots")
-    g.add_argument("--snapshot-every", type=int, default=250_000, metavar="STEPS",
+    g.add_argument("--snapshot-every", type=POSITIVE, default=250_000, metavar="STEPS",
                    help="add the current policy to the pool every STEPS")
-    g.add_argument("--pool-size", type=int, default=8, help="snapshots kept (0: all)")
-    g.add_argument("--p-heuristic", type=float, default=0.5,
+    g.add_argument("--pool-size", type=COUNT, default=8, help="snapshots kept (0: all)")
+    g.add_argument("--p-heuristic", type=SHARE, default=0.5,
                    help="share of episodes against the heuristic bot")
-    g.add_argument("--p-random", type=float, default=0.1,
+    g.add_argument("--p-random", type=SHARE, default=0.1,
                    help="share of episodes against the random bot (the rest: the pool)")
     g = p.add_argument_group("network and PPO")
     g.add_argument("--net-size", choices=sorted(NET_SIZES), default=None,
                    help="preset hidden layers: " + ", ".join(
                        f"{k} {v}" for k, v in NET_SIZES.items()))
-    g.add_argument("--net-arch", default="256,256",
+    g.add_argument("--net-arch", type=int_list, default="256,256", metavar="N,N,...",
                    help="hidden layer sizes of the policy and of the value net")
     g.add_argument("--policy", choices=("canonical", "mlp"), default="canonical",
                    help="canonical: the MLP sees the cards in trump-relative order "
                         "(train/policies.py); mlp: SB3's plain MlpPolicy")
-    g.add_argument("--activation", choices=("relu", "tanh"), default="relu")
-    g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    g.add_argument("--activation", choices=("relu", "tanh"), default="relu",
+                   help="activation of the hidden layers")
+    g.add_argument("--lr", type=number(0, low_open=True), default=1e-3,
+                   help="Adam learning rate")
     g.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear",
                    help="linear: decays to 10%% of --lr at --total-steps")
-    g.add_argument("--n-steps", type=int, default=None,
+    g.add_argument("--n-steps", type=POSITIVE, default=None,
                    help="rollout steps per env; the default is 8192 / --n-envs (512)")
-    g.add_argument("--batch-size", type=int, default=1024)
-    g.add_argument("--n-epochs", type=int, default=4)
-    g.add_argument("--gamma", type=float, default=1.0)
-    g.add_argument("--gae-lambda", type=float, default=0.95)
-    g.add_argument("--clip-range", type=float, default=0.2)
-    g.add_argument("--ent-coef", type=float, default=0.01)
-    g.add_argument("--vf-coef", type=float, default=0.5)
-    g.add_argument("--max-grad-norm", type=float, default=0.5)
+    g.add_argument("--batch-size", type=integer(2), default=1024,
+                   help="minibatch size of the gradient updates (at most n-steps x n-envs "
+                        "are used)")
+    g.add_argument("--n-epochs", type=POSITIVE, default=4,
+                   help="passes over each rollout")
+    g.add_argument("--gamma", type=SHARE, default=1.0, help="discount factor")
+    g.add_argument("--gae-lambda", type=SHARE, default=0.95,
+                   help="bias/variance trade-off of the advantage estimate (GAE)")
+    g.add_argument("--clip-range", type=number(0, low_open=True), default=0.2,
+                   help="PPO's clipping of the policy ratio")
+    g.add_argument("--ent-coef", type=number(0), default=0.01,
+                   help="entropy bonus coefficient")
+    g.add_argument("--vf-coef", type=number(0), default=0.5, help="value loss coefficient")
+    g.add_argument("--max-grad-norm", type=number(0, low_open=True), default=0.5,
+                   help="gradients are clipped to this norm")
     g = p.add_argument_group("evaluation and checkpoints")
-    g.add_argument("--eval-every", type=int, default=100_000, metavar="STEPS",
-                   help="0: only at the end")
-    g.add_argument("--eval-pairs", type=int, default=300, help="duplicate deal pairs per opponent")
-    g.add_argument("--eval-workers", type=int, default=default_workers())
-    g.add_argument("--final-eval-pairs", type=int, default=2000,
+    g.add_argument("--eval-every", type=COUNT, default=100_000, metavar="STEPS",
+                   help="evaluate every STEPS (0: only at the end)")
+    g.add_argument("--eval-pairs", type=POSITIVE, default=300,
+                   help="duplicate deal pairs per opponent")
+    g.add_argument("--eval-workers", type=POSITIVE, default=default_workers(),
+                   help="processes of the evaluations")
+    g.add_argument("--final-eval-pairs", type=POSITIVE, default=2000,
                    help="pairs of the final evaluation of the final and the best model")
-    g.add_argument("--checkpoint-every", type=int, default=100_000, metavar="STEPS")
-    g.add_argument("--keep-checkpoints", type=int, default=3, help="0: keep all")
-    g.add_argument("--torch-threads", type=int, default=1,
+    g.add_argument("--checkpoint-every", type=COUNT, default=100_000, metavar="STEPS",
+                   help="save a checkpoint every STEPS (0: only at the end)")
+    g.add_argument("--keep-checkpoints", type=COUNT, default=3, help="0: keep all")
+    g.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads for the gradient updates (rollouts always use 1: "
                         "their forward passes are too small to share)")
-    g.add_argument("--no-progress-bar", dest="progress_bar", action="store_false")
+    g.add_argument("--no-progress-bar", dest="progress_bar", action="store_false",
+                   help="no progress bar")
     g.add_argument("--quiet", action="store_true", help="print only the summary line")
+    add_version(p)
     return p
 
 
-def parse_config(argv) -> dict:
-    """The run's settings; with --resume, merged into the run's saved config.json."""
-    parser = build_parser()
+def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> dict:
+    """The run's settings; with --resume, merged into the run's saved config.json.
+
+    Every check happens here, before anything is written: a bad value exits with a usage
+    error (status 2, via ``parser.error``), and so does a missing ``[train]`` extra."""
+    parser = parser or build_parser()
+    try:
+        return _config(parser, argv)
+    except UsageError as err:
+        parser.error(str(err))
+
+
+def _config(parser: argparse.ArgumentParser, argv) -> dict:
     args = parser.parse_args(argv)
     cfg = vars(args)
     if cfg.pop("net_size") is not None:
-        cfg["net_arch"] = ",".join(map(str, NET_SIZES[args.net_size]))
-    cfg["net_arch"] = [int(x) for x in str(cfg["net_arch"]).split(",") if x.strip()]
+        cfg["net_arch"] = NET_SIZES[args.net_size]
     if cfg["n_steps"] is None:
-        cfg["n_steps"] = max(32, 8192 // max(1, args.n_envs))
+        cfg["n_steps"] = max(32, 8192 // args.n_envs)
+    if cfg["n_steps"] * args.n_envs < 2:
+        raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
+                         f"advantages over each rollout), got {cfg['n_steps']} x {args.n_envs}")
     if args.self_play and args.p_heuristic + args.p_random > 1:
-        parser.error("--p-heuristic + --p-random must be at most 1")
+        raise UsageError("--p-heuristic + --p-random must be at most 1")
+    _check_out(args.out)
     if args.resume:
         saved = args.out / "config.json"
         if not saved.exists():
-            parser.error(f"--resume: no run in {args.out} (config.json missing)")
-        old = json.loads(saved.read_text())
+            raise UsageError(f"--resume: no run in {args.out} (config.json missing)")
+        try:
+            old = json.loads(saved.read_text())
+        except (OSError, ValueError) as err:
+            raise UsageError(f"--resume: {saved} is not a readable run config ({err})") from None
         given = {k for k in vars(_given(parser, argv))}
         ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
         if ignored:
@@ -174,12 +221,25 @@ def parse_config(argv) -> dict:
         cfg = {**old, **{k: cfg[k] for k in RUN_CONTROL | {"resume"} if k in given}}
         cfg["resume"] = True
     elif (args.out / "config.json").exists():
-        parser.error(f"{args.out} already holds a run: pass --resume to continue it, or "
-                     "choose another --out")
+        raise UsageError(f"{args.out} already holds a run: pass --resume to continue it, or "
+                         "choose another --out")
+    require_train_extra("training")  # last: importing torch takes seconds
     cfg["out"] = str(cfg["out"])
     cfg.setdefault("eval_seed", derive_seed(cfg["seed"], "eval"))
     cfg.setdefault("final_eval_seed", derive_seed(cfg["seed"], "final-eval"))
     return cfg
+
+
+def _check_out(out: Path) -> None:
+    """``out`` is a folder or can be made one: its nearest existing ancestor is a
+    writable folder."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: cannot write in {existing}")
 
 
 def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
@@ -248,18 +308,71 @@ def new_model(cfg: dict, env):
         verbose=0)
 
 
-def main(argv=None) -> dict:
-    """The CLI: train, write summary.json and print it as the last line; returns it."""
-    summary = train(parse_config(argv))
-    print(json.dumps(summary))
-    return summary
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`: ``steps`` learned so far, ``checkpoint`` the step of
+    the newest complete checkpoint in ``out`` (None: none yet). A ``KeyboardInterrupt``,
+    so code that catches those still does."""
+
+    def __init__(self, steps: int, checkpoint: int | None, out: str):
+        super().__init__(steps, checkpoint, out)
+        self.steps, self.checkpoint, self.out = steps, checkpoint, out
+
+    def __str__(self) -> str:
+        resume = f"widderkopf-train --out {shlex.quote(self.out)} --resume"
+        if self.checkpoint is None:
+            return (f"stopped at step {self.steps:,}, before the first checkpoint; "
+                    f"{resume} starts the run afresh")
+        back = "" if self.checkpoint == self.steps else (
+            f" (it goes on from the checkpoint at step {self.checkpoint:,})")
+        return f"stopped at step {self.steps:,}; resume with: {resume}{back}"
+
+
+def main(argv=None) -> int:
+    """The console script: train, write summary.json and print it as the last line.
+    Returns the exit status: 0, 2 for a usage error, 130 after Ctrl-C (see
+    :func:`train_from_args` for the summary itself)."""
+    parser = build_parser()
+
+    def body():
+        print(json.dumps(train(parse_config(argv, parser))))
+
+    return run_cli(parser, body, on_interrupt=_stopped)
+
+
+def _stopped(exc: KeyboardInterrupt) -> str:
+    return str(exc) if isinstance(exc, TrainingInterrupted) else (
+        "stopped before training started; nothing was written")
+
+
+def train_from_args(argv=None) -> dict:
+    """What ``widderkopf-train ARGS`` does, for Python callers: returns the summary
+    (a bad argument raises ``SystemExit(2)`` as argparse does)."""
+    return train(parse_config(argv))
 
 
 def train(cfg: dict) -> dict:
     """Run (or resume) the training run ``cfg`` (from :func:`parse_config`); returns the
-    summary that is also written to summary.json."""
+    summary that is also written to summary.json. Ctrl-C raises
+    :class:`TrainingInterrupted` (after closing the progress bar)."""
+    live: dict = {}  # the model and the progress bar, once made
+    try:
+        return _train(cfg, live)
+    except KeyboardInterrupt:
+        from . import checkpoints
+
+        bar = getattr(live.get("bar"), "pbar", None)
+        if bar is not None:
+            bar.close()
+        if not (Path(cfg["out"]) / "config.json").exists():
+            raise  # nothing written yet: nothing to resume
+        model = live.get("model")
+        steps = int(model.num_timesteps) if model is not None else live.get("start", 0)
+        done = checkpoints.list_steps(Path(cfg["out"]) / "checkpoints")
+        raise TrainingInterrupted(steps, done[-1] if done else None, cfg["out"]) from None
+
+
+def _train(cfg: dict, live: dict) -> dict:
     out = Path(cfg["out"])
-    out.mkdir(parents=True, exist_ok=True)
     log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
 
     import torch
@@ -274,12 +387,14 @@ def train(cfg: dict) -> dict:
     found = checkpoints.latest(out / "checkpoints") if cfg["resume"] else None
     if cfg["resume"] and found is None:
         log(f"--resume: no checkpoint in {out / 'checkpoints'} yet; starting afresh")
-    start_steps = 0 if found is None else int(found[1]["steps"])
+    start_steps = live["start"] = 0 if found is None else int(found[1]["steps"])
     env_seed = cfg["seed"] if found is None else derive_seed(cfg["seed"], "resume", start_steps)
+    if found is None:  # the first thing written: from here on, --resume works
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
     vec_env = make_vec_env(cfg, env_seed, start_steps)
     run = TrainingRun(cfg, out, vec_env, log)
     if found is None:
-        (out / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
         model = new_model(cfg, vec_env)
     else:
         zip_path, state = found
@@ -291,6 +406,7 @@ def train(cfg: dict) -> dict:
         cfg_file = dict(json.loads((out / "config.json").read_text()))
         cfg_file.update({k: cfg[k] for k in RUN_CONTROL if k in cfg})
         (out / "config.json").write_text(json.dumps(cfg_file, indent=1) + "\n")
+    live["model"] = model
     log(f"training {cfg['total_steps'] - start_steps} steps ({cfg['n_envs']} envs, "
         f"net {cfg['net_arch']}, opponent "
         f"{'self-play pool' if cfg['self_play'] else cfg['opponent']}) -> {out}")
@@ -298,8 +414,13 @@ def train(cfg: dict) -> dict:
     remaining = cfg["total_steps"] - start_steps
     t_learn = time.perf_counter()
     if remaining > 0:
-        model.learn(remaining, callback=RunCallback(run), reset_num_timesteps=False,
-                    tb_log_name="ppo", progress_bar=cfg["progress_bar"])
+        callbacks = [RunCallback(run)]
+        if cfg["progress_bar"]:  # SB3's own bar, kept here to close it after Ctrl-C
+            from stable_baselines3.common.callbacks import ProgressBarCallback
+
+            callbacks.append(live.setdefault("bar", ProgressBarCallback()))
+        model.learn(remaining, callback=callbacks, reset_num_timesteps=False,
+                    tb_log_name="ppo")
     learn_seconds = time.perf_counter() - t_learn
     steps = int(model.num_timesteps)
     if not run.history or run.history[-1]["steps"] != steps:
@@ -363,4 +484,4 @@ def train(cfg: dict) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,0 +1,323 @@
+"""The console scripts as installed (``widderkopf-eval``, ``widderkopf-play``,
+``widderkopf-train`` next to the interpreter, and ``python -m widderkopf_env.train.demo``),
+run as a user runs them: a short run exits 0; every bad command line exits 2 with a
+usage error and writes nothing; a missing ``[train]`` extra is named with its pip
+command; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) exits 130
+with one line and no traceback from the script or its worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train")
+TRAIN_HINT = 'pip install "widderkopf-env[train]"'
+# a tiny, fast training configuration
+TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+        "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
+        "--final-eval-pairs", "2", "--crack-after", "0"]
+
+
+def command(name: str, *args: str) -> list[str]:
+    if name == "demo":
+        return [sys.executable, "-m", "widderkopf_env.train.demo", *args]
+    path = BIN / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed next to {sys.executable}")
+    return [str(path), *args]
+
+
+def run(cmd: list[str], cwd: Path, env: dict | None = None, stdin: str = "",
+        timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, input=stdin, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def _default_sigint() -> None:
+    # a shell starts background jobs with SIGINT ignored; a terminal's foreground job
+    # (what these tests imitate) has the default disposition
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Interactive:
+    """A console script in its own process group, its output collected by a thread."""
+
+    def __init__(self, cmd: list[str], cwd: Path):
+        self.proc = subprocess.Popen(
+            cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_default_sigint)
+        self.chunks: list[bytes] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        while chunk := os.read(self.proc.stdout.fileno(), 65536):
+            self.chunks.append(chunk)
+
+    @property
+    def output(self) -> str:
+        return b"".join(self.chunks).decode(errors="replace")
+
+    def wait_for(self, ready, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ended early ({self.proc.returncode}):\n{self.output}")
+            if time.monotonic() > deadline:
+                self.proc.kill()
+                raise AssertionError(f"not ready after {timeout} s:\n{self.output}")
+            time.sleep(0.05)
+
+    def ctrl_c(self) -> tuple[int, str]:
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            raise
+        self.reader.join(timeout=10)
+        return code, self.output
+
+
+def assert_one_interrupt_line(code: int, output: str, prog: str) -> str:
+    assert code == 130, output
+    assert "Traceback" not in output and "Exception ignored" not in output, output
+    lines = [line for line in output.splitlines() if line.startswith(f"{prog}: ")]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+@pytest.fixture
+def spawn():
+    """``spawn(cmd, cwd)`` starts an :class:`Interactive`; whatever still runs at the end
+    of the test is killed."""
+    started: list[Interactive] = []
+
+    def start(cmd: list[str], cwd: Path) -> Interactive:
+        started.append(Interactive(cmd, cwd))
+        return started[-1]
+
+    yield start
+    for item in started:
+        if item.proc.poll() is None:
+            os.killpg(item.proc.pid, signal.SIGKILL)
+            item.proc.wait(timeout=30)
+
+
+def children(pid: int) -> list[str]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return path.read_text().split() if path.exists() else []
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A folder with a corrupt zip, a zip that is not a model and a plain file."""
+    (tmp_path / "corrupt.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    with zipfile.ZipFile(tmp_path / "notmodel.zip", "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    (tmp_path / "afile").write_text("x")
+    return tmp_path
+
+
+# --- successful runs exit 0 -------------------------------------------------------------------
+
+def test_eval_short_run_exits_0(tmp_path):
+    done = run(command("widderkopf-eval", "heuristic", "random", "--pairs", "2",
+                       "--workers", "1", "--json"), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["hands"] == 4
+    assert done.stderr == ""
+
+
+def test_play_a_whole_hand_exits_0(tmp_path, spawn):
+    """Answers every prompt with the first legal move shown, through a pipe."""
+    game = spawn(command("widderkopf-play", "--opponent", "random", "--seed", "5"),
+                       tmp_path)
+    answered = 0
+    while game.proc.poll() is None:
+        seen = len(game.output)
+        try:
+            game.wait_for(lambda n=seen: game.output.endswith("> ") and len(game.output) > n,
+                          60)
+        except AssertionError:
+            break  # the match is over and the process ended
+        first = re.findall(r"Your move: \[(\d+)\]", game.output)[-1]
+        game.proc.stdin.write(f"{first}\n".encode())
+        game.proc.stdin.flush()
+        answered += 1
+    assert game.proc.wait(timeout=60) == 0, game.output
+    game.reader.join(timeout=10)
+    assert "Hand 1 over" in game.output and "Match over" in game.output
+    assert "Not accepted" not in game.output and answered >= 9
+
+
+def test_train_interrupt_then_resume_exits_130_then_0(tmp_path, spawn):
+    """Ctrl-C after the first checkpoint (SubprocVecEnv workers and the progress bar
+    running): one line saying how to resume; that command then finishes with exit 0
+    and prints the summary once, as JSON."""
+    from widderkopf_env.train import checkpoints
+
+    cmd = command("widderkopf-train", "--out", "run", "--total-steps", "1000000",
+                  "--n-envs", "2", "--vec-env", "subproc", "--checkpoint-every", "128", *TINY)
+    train = spawn(cmd, tmp_path)
+    train.wait_for(lambda: checkpoints.list_steps(tmp_path / "run" / "checkpoints"), 120)
+    code, output = train.ctrl_c()
+    line = assert_one_interrupt_line(code, output, "widderkopf-train")
+    match = re.fullmatch(r"widderkopf-train: stopped at step ([\d,]+); resume with: "
+                         r"(widderkopf-train --out run --resume)( \(it goes on from the "
+                         r"checkpoint at step [\d,]+\))?", line)
+    assert match, line
+    last = checkpoints.list_steps(tmp_path / "run" / "checkpoints")[-1]
+    assert int(match[1].replace(",", "")) >= last
+
+    done = run(command(*match[2].split(), "--total-steps", str(last + 128),
+                       "--no-progress-bar", "--quiet"), tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["resumed_from"] == last and summary["steps"] == last + 128
+    assert "Traceback" not in done.stderr and "'steps'" not in done.stderr
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_version_exits_0(tmp_path, name):
+    import widderkopf_env
+
+    done = run(command(name, "--version"), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{name} (widderkopf-env) {widderkopf_env.__version__}\n"
+
+
+# --- bad command lines exit 2 and write nothing -----------------------------------------------
+
+BAD = [
+    ("widderkopf-eval", ["nobody", "random"], "unknown agent 'nobody'"),
+    ("widderkopf-eval", ["corrupt.zip", "random"], "not a saved MaskablePPO model: not a zip"),
+    ("widderkopf-eval", ["random", "notmodel.zip"], "zip archive but not a saved MaskablePPO"),
+    ("widderkopf-eval", ["missing.zip", "random"], "no MaskablePPO model file"),
+    ("widderkopf-eval", ["random", "random", "--pairs", "0"], "--pairs: expected an integer"),
+    ("widderkopf-eval", ["random", "random", "--hands", "5"], "--hands must be even"),
+    ("widderkopf-eval", ["random", "random", "--seed", "-1"], "--seed: expected an integer"),
+    ("widderkopf-eval", ["random", "random", "--workers", "0"], "--workers: expected"),
+    ("widderkopf-play", ["--hands", "0"], "--hands: expected an integer >= 1"),
+    ("widderkopf-play", ["--seed", "x"], "--seed: expected an integer >= 0, got 'x'"),
+    ("widderkopf-play", ["--opponent", "nosuchbot"], "unknown agent 'nosuchbot'"),
+    ("widderkopf-play", ["--opponent", "notmodel.zip"], "not a saved MaskablePPO model"),
+    ("widderkopf-play", ["--seat", "2"], "--seat: invalid choice"),
+    ("widderkopf-train", ["--total-steps", "0"], "--total-steps: expected an integer >= 1"),
+    ("widderkopf-train", ["--total-steps", "-5"], "--total-steps: expected an integer >= 1"),
+    ("widderkopf-train", ["--opponent", "nosuchbot"], "unknown agent 'nosuchbot'"),
+    ("widderkopf-train", ["--n-envs", "0"], "--n-envs: expected an integer >= 1"),
+    ("widderkopf-train", ["--net-arch", "abc"], "--net-arch: expected comma-separated"),
+    ("widderkopf-train", ["--lr", "-1"], "--lr: expected a number > 0"),
+    ("widderkopf-train", ["--lr", "nan"], "--lr: expected a number > 0"),
+    ("widderkopf-train", ["--gamma", "1.5"], "--gamma: expected a number from 0 to 1"),
+    ("widderkopf-train", ["--batch-size", "1"], "--batch-size: expected an integer >= 2"),
+    ("widderkopf-train", ["--n-steps", "1", "--n-envs", "1"], "must be at least 2"),
+    ("widderkopf-train", ["--self-play", "--p-heuristic", "0.8", "--p-random", "0.5"],
+     "must be at most 1"),
+    ("widderkopf-train", ["--resume"], "--resume: no run in"),
+    ("widderkopf-train", ["--out", "afile"], "exists and is not a folder"),
+    ("demo", ["--steps", "0"], "--steps: expected an integer >= 1"),
+    ("demo", ["--out", "."], "not an earlier demo's folder"),
+]
+
+
+@pytest.mark.parametrize("name,args,message", BAD, ids=[f"{n} {' '.join(a)}" for n, a, _ in BAD])
+def test_bad_command_line_exits_2_and_writes_nothing(files, name, args, message):
+    if name in ("widderkopf-train", "demo") and "--out" not in args:
+        args = [*args, "--out", "run"]
+    before = sorted(p.name for p in files.iterdir())
+    done = run(command(name, *args), files)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("usage: ") and "error: " in lines[-1], done.stderr
+    assert message in lines[-1]
+    assert sorted(p.name for p in files.iterdir()) == before  # nothing written
+    assert done.stdout == ""
+
+
+def test_missing_train_extra_is_named_with_its_pip_command(files):
+    """With torch unimportable (a stand-in module that raises as a missing one does)."""
+    (files / "hide").mkdir()
+    (files / "hide" / "torch.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    env = {"PYTHONPATH": str(files / "hide")}
+    with zipfile.ZipFile(files / "model.zip", "w") as archive:  # looks like a model
+        archive.writestr("data", "{}")
+        archive.writestr("policy.pth", "")
+    before = sorted(p.name for p in files.iterdir())
+    for cmd in (command("widderkopf-train", "--out", "run"),
+                command("demo", "--out", "run"),
+                command("widderkopf-eval", "model.zip", "random"),
+                command("widderkopf-play", "--opponent", "model.zip")):
+        done = run(cmd, files, env=env)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert "No module named 'torch'" in done.stderr
+        assert TRAIN_HINT in done.stderr, done.stderr
+    assert sorted(p.name for p in files.iterdir()) == before
+    # the engine, the bots and the shipped policy need no torch
+    done = run(command("widderkopf-eval", "ppo", "random", "--pairs", "1", "--workers", "1"),
+               files, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+# --- Ctrl-C exits 130 with one line ---------------------------------------------------------
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="needs /proc/PID/task/PID/children to see the worker processes")
+def test_eval_ctrl_c_with_workers_exits_130(tmp_path, spawn):
+    match = spawn(command("widderkopf-eval", "heuristic", "random", "--pairs", "100000",
+                                "--workers", "2"), tmp_path)
+    match.wait_for(lambda: len(children(match.proc.pid)) >= 2)
+    time.sleep(0.5)  # the workers are playing
+    code, output = match.ctrl_c()
+    assert assert_one_interrupt_line(code, output, "widderkopf-eval") == (
+        "widderkopf-eval: interrupted")
+
+
+def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path, spawn):
+    game = spawn(command("widderkopf-play", "--seed", "3"), tmp_path)
+    game.wait_for(lambda: game.output.endswith("> "))
+    code, output = game.ctrl_c()
+    assert assert_one_interrupt_line(code, output, "widderkopf-play") == (
+        "widderkopf-play: interrupted")
+
+
+# --- the argparse types, in process ------------------------------------------------------------
+
+def test_argument_types_accept_the_range_and_name_it_otherwise():
+    import argparse
+
+    from widderkopf_env.agents.cli_args import int_list, integer, number
+
+    assert integer(1)("1_000") == 1000 and integer(0)("0") == 0
+    assert number(0, 1)("1") == 1.0 and number(0, low_open=True)("1e-9") == 1e-9
+    assert int_list(" 64, 32 ") == [64, 32]
+    for convert, text, message in [
+        (integer(1), "0", "expected an integer >= 1, got 0"),
+        (integer(0), "1.5", "expected an integer >= 0, got '1.5'"),
+        (number(0, 1), "1.01", "expected a number from 0 to 1, got 1.01"),
+        (number(0, 1), "nan", "expected a number from 0 to 1, got nan"),
+        (number(0, low_open=True), "0", "expected a number > 0, got 0"),
+        (number(0, low_open=True), "inf", "expected a number > 0, got inf"),
+        (number(0), "-0.5", "expected a number >= 0, got -0.5"),
+        (int_list, "64,,32", "expected comma-separated positive integers"),
+        (int_list, "64,0", "expected comma-separated positive integers"),
+        (int_list, "²", "expected comma-separated positive integers"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
+            convert(text)
