@@ -58,7 +58,7 @@ actions, state unchanged. In both modes a non-integer or an id outside 0..41 rai
 ```python
 gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1,
                reward_shaping=False, illegal_action="terminate", illegal_reward=None,
-               render_mode=None)
+               render_mode=None, render_perspective=None)
 ```
 
 * `opponent`: an agent object (`act(view) -> action`, optional `reset(seed)`) or a name
@@ -68,9 +68,13 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
   per episode).
 * `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above.
-* `render_mode`: `"ansi"` (`render()` returns the whole table as text) or `"human"`
-  (prints it after every step). Other modes (such as the `"rgb_array"` that SB3's
-  `make_vec_env` passes by default) are accepted, and `render()` then only warns.
+* `render_mode`: `"ansi"` (`render()` returns the whole table as text), `"human"`
+  (prints it after every step) or `"rgb_array"` (a picture of the table, `uint8
+  (640, 960, 3)`; needs the `[render]` extra; works with
+  `gymnasium.wrappers.RecordVideo`). Other modes are accepted, and `render()` then only
+  warns.
+* `render_perspective`: None (the whole table) or `"player_0"`/`"player_1"`: render only
+  what that player may see (R8).
 
 `reset(seed=None, options=None)` takes the AEC env's options (`deal`, `dealer`, `scores`).
 
@@ -97,6 +101,7 @@ from .aec_env import (
 from .agents import load_agent, reset_agent
 from .cards import NUM_ACTIONS
 from .observation import OBS_SIZE, encode_game
+from .render import RENDER_MODES, check_perspective
 from .rules import IllegalActionError, parse_player
 from .view import PlayerView
 
@@ -104,11 +109,12 @@ from .view import PlayerView
 class WidderkopfEnv(gymnasium.Env):
     """Widderkopf against a fixed opponent; see the module documentation."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, opponent="heuristic", seat="random", num_hands: int = 1,
                  reward_shaping: bool = False, illegal_action: str = "terminate",
-                 illegal_reward: float | None = None, render_mode: str | None = None):
+                 illegal_reward: float | None = None, render_mode: str | None = None,
+                 render_perspective=None):
         check_settings(num_hands, reward_shaping, illegal_action, illegal_reward)
         if isinstance(opponent, str):
             opponent = load_agent(opponent)
@@ -120,6 +126,7 @@ class WidderkopfEnv(gymnasium.Env):
         self.num_hands, self.reward_shaping = num_hands, reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, illegal_reward
         self.render_mode = render_mode
+        self.render_perspective = check_perspective(render_perspective)
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game = None
@@ -181,7 +188,7 @@ class WidderkopfEnv(gymnasium.Env):
     def render(self):
         from .render import render_for_mode
 
-        return render_for_mode(self.game, self.render_mode)
+        return render_for_mode(self.game, self.render_mode, self.render_perspective)
 
     # --- internals ---------------------------------------------------------------------------
 
