@@ -276,7 +276,7 @@ def _centre(table: Table) -> list:
         trick = (table.leader, table.lead, -1, -1)
         caption = f"Trick {done + 1} of 17"
         previous = table.tricks[-1] if table.tricks else None
-    elif table.tricks and table.phase in (2, 3, 4) and done:
+    elif table.tricks:
         trick = table.tricks[-1]
         caption = f"Trick {done} of 17, won by player_{trick[3]}"
         previous = table.tricks[-2] if done > 1 else None
