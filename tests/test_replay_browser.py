@@ -8,7 +8,6 @@ upload. Without the browser the test is skipped; ``make test`` run as root insta
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -38,7 +37,6 @@ ARTIFACTS = Path(__file__).parent / "artifacts" / "replay_browser"
 
 @pytest.fixture(scope="module")
 def browser():
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not download anything
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     profile = tempfile.mkdtemp(prefix="widderkopf-chromium-")
@@ -47,7 +45,11 @@ def browser():
                 "--disable-sync", "--no-first-run", "--window-size=1024,1000",
                 f"--user-data-dir={profile}"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    with pytest.MonkeyPatch.context() as patch:
+        # the driver and browser are given: Selenium Manager must not download anything
+        patch.setenv("SE_OFFLINE", "true")
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER),
+                                  options=options)
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

@@ -133,6 +133,25 @@ def _font(size: int, bold: bool):
     return ImageFont.load_default(size)
 
 
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool, anchor: str):
+    """A text's coverage mask (made once) and its offset from the anchor point."""
+    from PIL import Image, ImageDraw
+
+    font = _font(size, bold)
+    left, top, right, bottom = font.getbbox(text, anchor=_ANCHORS[anchor])
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, fill=255, font=font, anchor=_ANCHORS[anchor])
+    return mask, (left, top)
+
+
+@lru_cache(maxsize=64)
+def _rgb(colour: str) -> tuple:
+    from PIL import ImageColor
+
+    return ImageColor.getrgb(colour)
+
+
 @lru_cache(maxsize=256)
 def _symbol_image(items: tuple, w: float, h: float, scale: int):
     """One symbol painted once on a transparent (RGBA) image, pasted wherever it is used."""
@@ -151,8 +170,9 @@ def _paint(image, items, symbols, symbol_size, scale: int, shapes: bool, texts: 
     for p in items:
         if isinstance(p, Text):
             if texts:
-                draw.text((p.x * s, p.y * s), p.text, fill=p.fill,
-                          font=_font(round(p.size * s), p.bold), anchor=_ANCHORS[p.anchor])
+                mask, (left, top) = _text_mask(p.text, round(p.size * s), p.bold, p.anchor)
+                x, y = round(p.x * s) + left, round(p.y * s) + top
+                image.paste(_rgb(p.fill), (x, y, x + mask.width, y + mask.height), mask)
         elif not shapes:
             continue
         elif isinstance(p, Rect):
