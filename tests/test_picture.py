@@ -6,31 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_no_leak import run_check
+from test_render import scripted  # DEAL after trumps (D), discards KS and 9C, lead JS
 
 import widderkopf_env
-from widderkopf_env import Game, card_name, parse_card
+from widderkopf_env import Game, card_name
 from widderkopf_env.picture import HEIGHT, WIDTH, game_rgb, svg_of, table_of_game
 from widderkopf_env.render import render_for_mode
 
 pytest.importorskip("PIL", reason="pictures need Pillow: pip install 'widderkopf-env[render]'")
 
 gymnasium = pytest.importorskip("gymnasium")
-
-DEAL = {
-    "player_0": {"hand": "AC 10C KC 9C QS JD 8H 7H".split(),
-                 "up": "AS 10S KH 9D 6C".split(), "down": "8C 7C AH 10H 6S".split()},
-    "player_1": {"hand": "QC JC KS 9S 8S AD 10D KD".split(),
-                 "up": "QH JS 7S 8D 9H".split(), "down": "QD JH 6H 7D 6D".split()},
-}
-
-
-def scripted() -> Game:
-    """DEAL after trumps (D), both discards (KS, 9C) and the lead JS from a pile."""
-    game = Game.from_deal(DEAL, dealer=0)
-    for action in (39, parse_card("KS"), parse_card("9C"), parse_card("JS")):
-        game.apply(action)
-    return game
-
 
 def cards_drawn(game: Game, perspective=None) -> set[str]:
     """The card faces a picture shows (each face is one ``data-card`` element)."""
