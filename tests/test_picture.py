@@ -132,3 +132,14 @@ def test_record_video_writes_a_video_file(tmp_path):
     assert reader.get_meta_data()["size"] == (WIDTH, HEIGHT)
     assert reader.count_frames() == steps + 1  # the reset frame and one per step
     reader.close()
+
+
+def test_the_ecosystems_render_checkers_pass():
+    """PettingZoo's render_test (every mode in metadata) and Gymnasium's check_env render
+    check (every declared mode, made through the registered spec)."""
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode: widderkopf_env.env(render_mode=render_mode))
+    env = gymnasium.make("Widderkopf-v0", opponent="random", render_mode="rgb_array")
+    check_env(env.unwrapped)
