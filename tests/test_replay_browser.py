@@ -82,7 +82,7 @@ def expected(game: Game) -> dict:
     else:
         trick = set()
     return {"trick": trick, "points": [f"{game.trick_points[p]} points" for p in (0, 1)],
-            "score": f"Match score {game.scores[0]} : {game.scores[1]}"}
+            "score": f"Match score: player_0 {game.scores[0]}, player_1 {game.scores[1]}"}
 
 
 def fresh(game: Game) -> Game:

@@ -246,23 +246,21 @@ def _header(table: Table) -> list:
     n = table.hand_no if table.current is None else table.hand_no + 1
     items = [Rect(0, 0, WIDTH, 40, _DARK),
              Text(14, 20, f"Hand {n} of {table.num_hands}", 15, _LIGHT, bold=True),
-             Text(150, 20, "Trump", 15, _LIGHT)]
+             Text(132, 20, "Trump", 15, _LIGHT)]
     if table.trump >= 0:
-        items += [Rect(204, 7, 26, 26, _LIGHT, radius=5), *suit_shape(table.trump, 217, 20, 18)]
+        items += [Rect(186, 7, 26, 26, _LIGHT, radius=5), *suit_shape(table.trump, 199, 20, 18)]
     else:
-        items.append(Text(206, 20, "not named", 15, _DIM))
+        items.append(Text(188, 20, "not named", 15, _DIM))
     if table.level:
         who = table.cracker if table.level % 2 else 1 - table.cracker
         crack = (f"{ESCALATION_NAMES[table.level - 1]} by player_{who}: "
                  f"x{1 << table.level}")
     else:
         crack = "No crack: x1"
-    items += [Text(310, 20, crack, 15, _GOLD if table.level else _LIGHT),
-              Text(600, 20, f"Match score {table.scores[0]} : {table.scores[1]}", 15, _LIGHT,
-                   bold=True, attrs=(("data-role", "score"),))]
-    turn = "match over" if table.current is None else f"player_{table.current} to act"
-    items.append(Text(946, 20, turn, 15, _GOLD, "end", bold=True))
-    return items
+    score = f"Match score: player_0 {table.scores[0]}, player_1 {table.scores[1]}"
+    return items + [Text(240, 20, crack, 14, _GOLD if table.level else _LIGHT),
+                    Text(946, 20, score, 15, _LIGHT, "end", bold=True,
+                         attrs=(("data-role", "score"),))]
 
 
 _PHASE_TEXT = {0: "{} names trump", 1: "{} discards", 2: "{} to play",
@@ -303,7 +301,7 @@ def _centre(table: Table) -> list:
         pts = result.card_points
         items.append(Text(480, 388, f"Hand {result.hand + 1}: player_{result.winner} won "
                           f"{pts[result.winner]} to {pts[1 - result.winner]}{kind}, "
-                          f"+{result.value} game points", 15, _GOLD, "middle", bold=True,
+                          f"+{result.value} game point{'s' if result.value > 1 else ''}", 15, _GOLD, "middle", bold=True,
                           attrs=(("data-role", "result"),)))
     items.append(Text(95, 250, "Previous trick", 13, _DIM, "middle"))
     for i, x in enumerate((36, 98)):
