@@ -3,6 +3,9 @@ a player's picture (RULES R8)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from test_no_leak import run_check
@@ -143,3 +146,18 @@ def test_the_ecosystems_render_checkers_pass():
     render_test(lambda render_mode: widderkopf_env.env(render_mode=render_mode))
     env = gymnasium.make("Widderkopf-v0", opponent="random", render_mode="rgb_array")
     check_env(env.unwrapped)
+
+
+def test_without_pillow_only_rgb_array_is_missing():
+    """The core install has no Pillow: text rendering and replay pages (SVG) work, and
+    rgb_array says which extra to install."""
+    code = ("import sys; sys.modules['PIL'] = None\n"
+            "import widderkopf_env\n"
+            "from widderkopf_env.replay import replay_html\n"
+            "e = widderkopf_env.env(render_mode='ansi'); e.reset(seed=1); e.render()\n"
+            "replay_html(e.game)\n"
+            "e = widderkopf_env.env(render_mode='rgb_array'); e.reset(seed=1)\n"
+            "try:\n    e.render()\nexcept ImportError as err:\n    print(err)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "widderkopf-env[render]" in out.stdout
