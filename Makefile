@@ -20,12 +20,15 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
 	touch $@
 
 # The real-browser replay test (tests/test_replay_browser.py) drives Debian's chromium and
-# chromium-driver. Where they are missing and we may install them (root with apt-get, as
-# in CI) this installs them; elsewhere it does nothing and that test is skipped.
+# chromium-driver. Where they are missing and we may install them (apt-get, as root or
+# with password-less sudo, as in CI) this installs them; elsewhere it does nothing and
+# that test is skipped with a message.
 browser:
 	@if ! { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 \
-	    && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive \
+	    && command -v apt-get >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	  else exit 0; fi; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive \
 	    apt-get install -y --no-install-recommends chromium chromium-driver; \
 	fi
 

@@ -22,7 +22,7 @@ from widderkopf_env.rules import deal_to_spec
 
 HOW = ("the real-browser replay test needs Debian's chromium and chromium-driver "
        "(sudo apt-get install chromium chromium-driver) and selenium "
-       "(pip install 'widderkopf-env[render]'); `make test` run as root installs them")
+       "(pip install 'widderkopf-env[render]'); `make test` installs them where apt-get may run as root")
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 if CHROMIUM is None or CHROMEDRIVER is None:
     pytest.skip(f"no chromium/chromedriver on PATH: {HOW}", allow_module_level=True)
