@@ -26,7 +26,14 @@ def played(seed: int = 5, num_hands: int = 2) -> Game:
 
 
 def replay_data(html: str) -> dict:
-    return json.loads(re.search(r"const REPLAY = (.*?);\n", html).group(1))
+    """The page's data, each view's pictures assembled as the page's script does."""
+    data = json.loads(re.search(r"const REPLAY = (.*?);\n", html).group(1))
+    parts = data["frames"]["parts"]
+    data["views"] = {name: {"caption": v["caption"],
+                            "svg": [v["head"] + "".join(parts[k] for k in frame) + "</svg>"
+                                    for frame in v["frames"]]}
+                     for name, v in data["frames"]["views"].items()}
+    return data
 
 
 def test_replay_page_steps_through_every_decision_in_every_view():

@@ -104,15 +104,25 @@ def svg_symbols(symbols: dict, size: tuple[float, float]) -> str:
         for name, items in symbols.items())
 
 
+def svg_open(size: tuple[int, int], attrs: tuple = ()) -> str:
+    """The opening ``<svg ...>`` tag of a picture of ``size``."""
+    w, h = size
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+            f'viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Verdana, Arial, sans-serif"'
+            f'{_attrs(attrs)}>')
+
+
+def svg_elements(items) -> list[str]:
+    """Each primitive as one SVG element (``to_svg`` joins them inside ``svg_open``)."""
+    return [_svg_item(p) for p in items]
+
+
 def to_svg(items, size: tuple[int, int], symbols: dict | None = None,
            symbol_size: tuple[float, float] = (0, 0), attrs: tuple = ()) -> str:
     """One ``<svg>`` element. With ``symbols`` its definitions are included (a standalone
     picture); without, the ``<use>`` elements refer to definitions elsewhere in the page."""
-    w, h = size
     defs = f"<defs>{svg_symbols(symbols, symbol_size)}</defs>" if symbols else ""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-            f'viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Verdana, Arial, sans-serif"'
-            f'{_attrs(attrs)}>{defs}' + "".join(map(_svg_item, items)) + "</svg>")
+    return svg_open(size, attrs) + defs + "".join(svg_elements(items)) + "</svg>"
 
 
 # --- Pillow ----------------------------------------------------------------------------------

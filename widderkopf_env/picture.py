@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .canvas import Circle, Poly, Rect, Text, Use, to_rgb, to_svg
+from .canvas import Circle, Poly, Rect, Text, Use, svg_elements, svg_open, to_rgb, to_svg
 from .cards import ESCALATION_NAMES, NUM_CARDS, RANKS, TRUMP_MASK, card_name, from_bits
 
 WIDTH, HEIGHT = 960, 640  #: picture size in pixels
@@ -332,12 +332,22 @@ def rgb_of(table: Table):
     return to_rgb(layout(table), (WIDTH, HEIGHT), SYMBOLS, (CARD_W, CARD_H))
 
 
+def _svg_attrs(table: Table) -> tuple:
+    view = "spectator" if table.perspective is None else f"player_{table.perspective}"
+    return (("data-view", view),)
+
+
 def svg_of(table: Table, standalone: bool = True) -> str:
     """The picture as an ``<svg>`` element; ``standalone=False`` leaves out the card
     definitions (a page includes :func:`canvas.svg_symbols` of :data:`SYMBOLS` once)."""
-    view = "spectator" if table.perspective is None else f"player_{table.perspective}"
     return to_svg(layout(table), (WIDTH, HEIGHT), SYMBOLS if standalone else None,
-                  (CARD_W, CARD_H), attrs=(("data-view", view),))
+                  (CARD_W, CARD_H), attrs=_svg_attrs(table))
+
+
+def svg_parts(table: Table) -> tuple[str, list[str]]:
+    """``svg_of(table, standalone=False)`` in pieces: the opening tag and the elements
+    (joined and closed with ``</svg>`` they are that string)."""
+    return svg_open((WIDTH, HEIGHT), _svg_attrs(table)), svg_elements(layout(table))
 
 
 def game_rgb(game, perspective=None):

@@ -29,7 +29,7 @@ from .cards import (
     TRUMP_ACTION,
     card_glyph,
 )
-from .picture import CARD_H, CARD_W, SYMBOLS, svg_of, table_of_view
+from .picture import CARD_H, CARD_W, SYMBOLS, svg_parts, table_of_view
 from .rules import Game
 
 VIEWS = ("spectator", "player_0", "player_1")
@@ -70,20 +70,32 @@ def _after(game: Game, hands_before: int) -> str:
 
 
 def frames(game: Game) -> dict:
-    """Per view: the picture (SVG without card definitions) and the caption of every step,
-    step ``i`` being the table after the first ``i`` decisions of ``game``."""
+    """The pictures and captions of every step, step ``i`` being the table after the first
+    ``i`` decisions of ``game``, as the page's script gets them.
+
+    Pictures repeat most of their elements from step to step, so each distinct SVG element
+    is stored once, in ``parts``; per view, ``head`` is the opening ``<svg>`` tag and
+    ``frames[i]`` lists the part numbers of step ``i``: ``head + parts joined + "</svg>"``
+    is ``picture.svg_of(table, standalone=False)`` (a tenth of the size of the pictures
+    written out in full).
+    """
     data = json.loads(game.to_json())
     data["actions"] = []
     replay = Game.from_json(json.dumps(data))
-    out = {v: {"svg": [], "caption": []} for v in VIEWS}
+    parts: dict[str, int] = {}
+    out = {"parts": parts, "views": {v: {"head": "", "frames": [], "caption": []}
+                                     for v in VIEWS}}
 
     def snapshot(captions):
         views = (replay.view(0), replay.view(1))
         for name, viewer in zip(VIEWS, (None, 0, 1), strict=True):
             table = (table_of_view(None, views) if viewer is None
                      else table_of_view(views[viewer]))
-            out[name]["svg"].append(svg_of(table, standalone=False))
-            out[name]["caption"].append(captions[viewer])
+            head, elements = svg_parts(table)
+            entry = out["views"][name]
+            entry["head"] = head
+            entry["frames"].append([parts.setdefault(e, len(parts)) for e in elements])
+            entry["caption"].append(captions[viewer])
 
     snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
     for action in game.history:
@@ -92,6 +104,7 @@ def frames(game: Game) -> dict:
         replay.apply(action)
         note = _after(replay, hands)
         snapshot({k: f"{t}; {note}" if note else t for k, t in text.items()})
+    out["parts"] = list(parts)  # in number order (dicts keep insertion order)
     return out
 
 
@@ -111,10 +124,15 @@ _SCRIPT = """
 const last = REPLAY.steps - 1;
 let step = 0, view = "spectator";
 const $ = (id) => document.getElementById(id);
+function picture(v, i) {
+  const parts = REPLAY.frames.views[v].frames[i].map((k) => REPLAY.frames.parts[k]);
+  return REPLAY.frames.views[v].head + parts.join("") + "</svg>";
+}
 function show() {
-  $("table").innerHTML = REPLAY.views[view].svg[step];
-  $("caption").textContent = step === 0 ? "Start: " + REPLAY.views[view].caption[0]
-    : "Decision " + step + ": " + REPLAY.views[view].caption[step];
+  $("table").innerHTML = picture(view, step);
+  const caption = REPLAY.frames.views[view].caption;
+  $("caption").textContent = step === 0 ? "Start: " + caption[0]
+    : "Decision " + step + ": " + caption[step];
   $("counter").textContent = step + " / " + last;
   $("slider").value = step;
   document.body.dataset.step = step;
@@ -144,14 +162,13 @@ def _json_for_script(value) -> str:
 
 def replay_html(game: Game, title: str = "Widderkopf replay") -> str:
     """The replay page of ``game`` as one HTML document (no external resources)."""
-    views = frames(game)
     steps = len(game.history) + 1
     radios = "".join(
         f'<label><input type="radio" name="view" value="{v}"{" checked" if v == VIEWS[0] else ""}>'
         f" {v}</label>" for v in VIEWS)
     summary = ", ".join(
         f"hand {r.hand + 1}: player_{r.winner} +{r.value}" for r in game.results) or "unfinished"
-    data = _json_for_script({"steps": steps, "views": views})
+    data = _json_for_script({"steps": steps, "frames": frames(game)})
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
