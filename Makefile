@@ -3,7 +3,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv .venv test demo bench dist clean
+.PHONY: venv .venv test demo bench dist clean browser
 
 # `make .venv` (or `make venv`) creates the virtualenv and installs the project.
 venv .venv: $(STAMP)
@@ -16,10 +16,23 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
-	$(VENV)/bin/pip install -e ".[train,dev,clients]"
+	$(VENV)/bin/pip install -e ".[train,dev,clients,render]"
 	touch $@
 
-test: $(STAMP)
+# The real-browser replay test (tests/test_replay_browser.py) drives Debian's chromium and
+# chromium-driver. Where they are missing and we may install them (apt-get, as root or
+# with password-less sudo, as in CI) this installs them; elsewhere it does nothing and
+# that test is skipped with a message.
+browser:
+	@if ! { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 \
+	    && command -v apt-get >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	  else exit 0; fi; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y --no-install-recommends chromium chromium-driver; \
+	fi
+
+test: $(STAMP) browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 

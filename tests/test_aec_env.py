@@ -77,8 +77,8 @@ def test_registered_with_pettingzoo():
 def test_env_factory_is_unwrapped_and_described():
     e = widderkopf_env.env()
     assert type(e) is raw_env and e.unwrapped is e
-    assert e.metadata == {"name": "widderkopf_v0", "render_modes": ["ansi", "human"],
-                          "is_parallelizable": False}
+    assert e.metadata == {"name": "widderkopf_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                          "render_fps": 2, "is_parallelizable": False}
     space = e.observation_space("player_0")
     assert space is e.observation_space("player_0")
     assert space["observation"].shape == (OBS_SIZE,) and space["observation"].dtype == np.float32
@@ -350,7 +350,7 @@ def test_terminate_penalty_scales_with_hands_left_and_can_be_set():
 
 def test_bad_settings():
     for kwargs in ({"num_hands": 0}, {"illegal_action": "ignore"}, {"reward_shaping": 1},
-                   {"illegal_reward": "x"}, {"render_mode": "rgb_array"}):
+                   {"illegal_reward": "x"}, {"render_mode": "svg"}):
         with pytest.raises(ValueError):
             env(**kwargs)
 

@@ -88,14 +88,17 @@ bool, None while alive) and steps after the episode ended.
 
 ```python
 widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="terminate",
-                   illegal_reward=None, render_mode=None)
+                   illegal_reward=None, render_mode=None, render_perspective=None)
 ```
 
 * `num_hands`: hands in the match (one episode); 1 by default.
 * `reward_shaping`: add the card-point shaping described above.
 * `illegal_action`: `"raise"` or `"terminate"`; `illegal_reward`: the offender's reward.
-* `render_mode`: `"ansi"` (`render()` returns the table as a string) or `"human"` (prints
-  it after every step).
+* `render_mode`: `"ansi"` (`render()` returns the table as a string), `"human"` (prints
+  it after every step) or `"rgb_array"` (`render()` returns a picture of the table,
+  `uint8 (640, 960, 3)`; needs the `[render]` extra).
+* `render_perspective`: None (the whole table, the default) or `"player_0"`/`"player_1"`:
+  render only what that player may see (R8).
 
 `reset(seed=None, options=None)`: the same seed gives the same match. Options:
 `{"deal": spec, "dealer": "player_0", "scores": (0, 0)}`; `deal` is a deal spec by card
@@ -130,6 +133,7 @@ from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
+from .render import RENDER_MODES, check_perspective
 from .rules import Game
 from .view import PlayerView
 
@@ -164,17 +168,19 @@ class raw_env(AECEnv):
     actions, illegal-action handling) are built in, so :func:`env` needs no wrapper.
     """
 
-    metadata = {"name": "widderkopf_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "widderkopf_v0", "render_modes": list(RENDER_MODES), "render_fps": 2,
                 "is_parallelizable": False}
 
     def __init__(self, num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, render_perspective=None):
         super().__init__()
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
+                             f"got {render_mode!r}")
+        self.render_perspective = check_perspective(render_perspective)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
@@ -353,7 +359,7 @@ class raw_env(AECEnv):
     def render(self):
         from .render import render_for_mode
 
-        return render_for_mode(self.game, self.render_mode)
+        return render_for_mode(self.game, self.render_mode, self.render_perspective)
 
     def close(self) -> None:
         pass

@@ -163,7 +163,8 @@ DOCUMENT_SCHEMA = {
     "num_hands": "int >= 1: hands in the match (more while tied, R20)",
     "first_dealer": "0 or 1",
     "initial_scores": "[int >= 0, int >= 0]: match scores before the first hand",
-    "deals": "list of deal specs (see parse_deal), one per hand started, at least one",
+    "deals": "list of deal specs (see parse_deal), one per hand, at least the first; hands "
+             "past the list are dealt from the seed",
     "actions": "list of action names (action_name: 'QC', 'trump H', 'escalate', 'pass')",
 }
 _ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}

@@ -69,7 +69,7 @@ actions, state unchanged. In both modes a non-integer or an id outside 0..41 rai
 ```python
 gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1,
                reward_shaping=False, illegal_action="terminate", illegal_reward=None,
-               render_mode=None)
+               render_mode=None, render_perspective=None)
 ```
 
 * `opponent`: an agent object (`act(view) -> action`, optional `reset(seed)`) or a name
@@ -79,9 +79,13 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
   per episode).
 * `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above.
-* `render_mode`: `"ansi"` (`render()` returns the whole table as text) or `"human"`
-  (prints it after every step). Other modes (such as the `"rgb_array"` that SB3's
-  `make_vec_env` passes by default) are accepted, and `render()` then only warns.
+* `render_mode`: `"ansi"` (`render()` returns the whole table as text), `"human"`
+  (prints it after every step) or `"rgb_array"` (a picture of the table, `uint8
+  (640, 960, 3)`; needs the `[render]` extra; works with
+  `gymnasium.wrappers.RecordVideo`). Other modes are accepted, and `render()` then only
+  warns.
+* `render_perspective`: None (the whole table) or `"player_0"`/`"player_1"`: render only
+  what that player may see (R8).
 
 `reset(seed=None, options=None)` takes the AEC env's options (`deal`, `dealer`, `scores`).
 
@@ -104,6 +108,7 @@ from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
 from .registry import load_agent
+from .render import RENDER_MODES, check_perspective
 from .view import PlayerView
 
 
@@ -115,11 +120,12 @@ class OpponentError(RuntimeError):
 class WidderkopfEnv(gymnasium.Env):
     """Widderkopf against a fixed opponent; see the module documentation."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, opponent="heuristic", seat="random", num_hands: int = 1,
                  reward_shaping: bool = False, illegal_action: str = "terminate",
-                 illegal_reward: float | None = None, render_mode: str | None = None):
+                 illegal_reward: float | None = None, render_mode: str | None = None,
+                 render_perspective=None):
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward)
         if isinstance(opponent, str):
@@ -132,6 +138,7 @@ class WidderkopfEnv(gymnasium.Env):
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
+        self.render_perspective = check_perspective(render_perspective)
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._episode: Episode | None = None
@@ -207,7 +214,7 @@ class WidderkopfEnv(gymnasium.Env):
     def render(self):
         from .render import render_for_mode
 
-        return render_for_mode(self.game, self.render_mode)
+        return render_for_mode(self.game, self.render_mode, self.render_perspective)
 
     # --- internals ---------------------------------------------------------------------------
 

@@ -4,7 +4,9 @@
 face-down card as ``[##]`` under its face-up card), discards, the open trick, trump,
 crack level, tricks, points and the match score. ``render_view(view)`` shows what one
 player may see (R8): the opponent's hand only as a count, no opponent discard, and the
-player's legal moves with their action ids. Plain text only: no graphics library.
+player's legal moves with their action ids. :func:`render_for_mode` is the environments'
+``render()``; its ``"rgb_array"`` pictures come from :mod:`widderkopf_env.picture`, which
+is imported (with Pillow) only when that mode is used.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .cards import (
     from_bits,
     trump_order,
 )
-from .rules import Phase
+from .rules import Phase, parse_player
 
 _DOWN = "[##]"
 
@@ -193,17 +195,47 @@ def render_view(view) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def render_for_mode(game, render_mode: str | None, supported=("ansi", "human")):
-    """What an environment's ``render()`` does: the table of :func:`render_game` as a
-    string for ``"ansi"``, printed for ``"human"`` (returning None); for any other mode a
-    warning and None."""
+#: The render modes of both environments.
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_perspective(perspective) -> int | None:
+    """A ``render_perspective`` argument as None (spectator) or 0/1.
+
+    Accepts None, ``"spectator"``, 0, 1, ``"player_0"`` and ``"player_1"``; anything else
+    raises ``ValueError``.
+    """
+    if perspective is None or perspective == "spectator":
+        return None
+    try:
+        return parse_player(perspective)
+    except ValueError:
+        raise ValueError("render_perspective must be None or 'spectator' (the whole table), "
+                         f"0, 1, 'player_0' or 'player_1', got {perspective!r}") from None
+
+
+def render_for_mode(game, render_mode: str | None, perspective: int | None = None,
+                    supported=RENDER_MODES):
+    """What an environment's ``render()`` does.
+
+    ``"ansi"``: the table as a string (:func:`render_game`, or :func:`render_view` of
+    ``game.view(perspective)`` for a player's perspective); ``"human"``: that string
+    printed (returning None); ``"rgb_array"``: the picture of
+    :mod:`widderkopf_env.picture` as a ``uint8 (640, 960, 3)`` array (needs Pillow, the
+    ``[render]`` extra); a player's perspective is drawn from that player's view only
+    (R8). Any other mode: a warning and None.
+    """
     if game is None:
         raise RuntimeError("reset() must be called before render()")
     if render_mode not in supported:
         warnings.warn(f"render() does nothing with render_mode={render_mode!r}; "
-                      "use render_mode='ansi' or 'human'", stacklevel=3)
+                      f"use one of {', '.join(map(repr, supported))}", stacklevel=3)
         return None
-    text = render_game(game)
+    if render_mode == "rgb_array":
+        from .picture import game_rgb
+
+        return game_rgb(game, perspective)
+    text = render_game(game) if perspective is None else render_view(game.view(perspective))
     if render_mode == "human":
         print(text)
         return None

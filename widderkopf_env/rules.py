@@ -447,20 +447,18 @@ class Game:
         action must be legal when replayed; anything else raises ``ValueError`` naming it.
         """
         doc = decode_document(text)
-        g = cls._replayed(doc["seed"], doc["first_dealer"], doc["num_hands"],
-                          doc["initial_scores"], doc["deals"], doc["actions"])
-        if len(g.deals) != len(doc["deals"]):
-            raise ValueError(f"game file: 'deals' lists {len(doc['deals'])} deals but the "
-                             f"actions play {len(g.deals)} hands")
-        return g
+        return cls._replayed(doc["seed"], doc["first_dealer"], doc["num_hands"],
+                             doc["initial_scores"], doc["deals"], doc["actions"])
 
     def replay(self, length: int | None = None) -> Game:
         """A new game: this match replayed from its deals up to its first ``length``
         actions (all of them by default), e.g. to undo moves."""
         if None in self.deals:
             raise ValueError("a world built by Game.from_view has no deals to replay")
-        return Game._replayed(self.seed, self.first_dealer, self.num_hands,
-                              self.initial_scores, self.deals, self.history[:length])
+        g = Game._replayed(self.seed, self.first_dealer, self.num_hands,
+                           self.initial_scores, self.deals, self.history[:length])
+        del g.deals[g.hand_no + (g.phase != OVER):]  # the deals of hands not started yet
+        return g
 
     @classmethod
     def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions) -> Game:
@@ -472,7 +470,6 @@ class Game:
             except IllegalActionError as err:
                 raise IllegalActionError(f"action #{k} ({action_name(action)}) cannot be "
                                          f"replayed: {err}", action, err.phase, err.legal) from None
-        del g.deals[g.hand_no + (g.phase != OVER):]  # deals of hands not started
         return g
 
     def state_dict(self) -> dict:

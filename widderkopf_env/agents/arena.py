@@ -81,8 +81,10 @@ def _record(game: Game) -> GameRecord:
                       r.crack_level, game.cracker, game.recracker, r.card_points[0])
 
 
-def play_pair(agent_a, agent_b, seed: int, index: int) -> tuple[GameRecord, GameRecord]:
-    """Play deal pair ``index`` of the run with ``seed``; the two games' records."""
+def play_pair(agent_a, agent_b, seed: int, index: int,
+              save_dir=None) -> tuple[GameRecord, GameRecord]:
+    """Play deal pair ``index`` of the run with ``seed``; the two games' records.
+    With ``save_dir`` both games are also written there (``game_files.save_game``)."""
     deal_seed = derive_seed(seed, "deal", index)
     first = Game.new(seed=deal_seed)
     records = []
@@ -90,6 +92,10 @@ def play_pair(agent_a, agent_b, seed: int, index: int) -> tuple[GameRecord, Game
         reset_agent(agent_a, derive_seed(deal_seed, k, "a"))
         reset_agent(agent_b, derive_seed(deal_seed, k, "b"))
         records.append(_record(play_game(game, (agent_a, agent_b))))
+        if save_dir is not None:
+            from .game_files import save_game
+
+            save_game(game, save_dir, index, k)
     return records[0], records[1]
 
 
@@ -115,9 +121,9 @@ def _make_agent(spec):
 
 
 def _run_chunk(job) -> list:
-    spec_a, spec_b, seed, start, stop = job
+    spec_a, spec_b, seed, start, stop, save_dir = job
     a, b = _make_agent(spec_a), _make_agent(spec_b)
-    return [play_pair(a, b, seed, i) for i in range(start, stop)]
+    return [play_pair(a, b, seed, i, save_dir) for i in range(start, stop)]
 
 
 class _Progress:
@@ -257,17 +263,21 @@ def _label(spec) -> str:
 
 
 def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | None = None,
-                  progress: bool | None = None, chunk: int | None = None) -> ArenaResult:
+                  progress: bool | None = None, chunk: int | None = None,
+                  save_games=None) -> ArenaResult:
     """Play ``pairs`` duplicate deal pairs (``2 * pairs`` hands) of A against B.
 
     ``workers``: processes (default: all cores; 1 runs in this process). ``progress``:
     show a progress bar on stderr (default: only when stderr is a terminal).
+    ``save_games``: an existing directory to keep every game in as JSON
+    (:mod:`widderkopf_env.agents.game_files`).
     """
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise ValueError(f"pairs must be a positive int, got {pairs!r}")
     workers = max(1, min(workers or default_workers(), pairs))
     chunk = chunk or max(1, min(100, -(-pairs // (workers * 8))))
-    jobs = [(agent_a, agent_b, seed, i, min(i + chunk, pairs)) for i in range(0, pairs, chunk)]
+    jobs = [(agent_a, agent_b, seed, i, min(i + chunk, pairs), save_games)
+            for i in range(0, pairs, chunk)]
     if progress is None:
         progress = sys.stderr.isatty()
     bar = _Progress(pairs, progress, f"{_label(agent_a)} vs {_label(agent_b)}")

@@ -1,6 +1,7 @@
 """``widderkopf-eval``: play two agents against each other on duplicate deals.
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
+                    [--save-games DIR]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
 (``random``, ``heuristic``, ``pimc``, ``ppo``) or the path of a saved MaskablePPO
@@ -18,15 +19,22 @@ over deal pairs; ``win_rate`` is the share of hands A won. With ``--json`` the l
 of output is one JSON object with these and the other statistics (``hands``, ``pairs``,
 ``seconds``, schneider/schwarz rates, crack statistics). Ctrl-C stops the match
 with one line and exit status 130 (see :mod:`.cli_args`).
+
+``--save-games DIR`` keeps every game as JSON (``DIR/pair00017_game2.json``, agent A is
+``player_0``; see :mod:`widderkopf_env.agents.game_files`) and the summary names A's
+biggest losses; ``widderkopf-replay FILE -o game.html`` shows one in the browser.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
 from .arena import default_workers, run_duplicate
 from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
+from .game_files import biggest_losses, losses_text
 
 DEFAULT_PAIRS = 1000
 
@@ -50,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-games", metavar="DIR",
+                   help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
+                        "and name A's biggest losses in the summary")
     add_version(p)
     return p
 
@@ -68,9 +79,25 @@ def _run(args) -> int:
         pairs = args.hands // 2
     else:
         pairs = args.pairs or DEFAULT_PAIRS
+    if args.save_games is not None:
+        try:
+            Path(args.save_games).mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"--save-games: cannot create {args.save_games}: "
+                             f"{err.strerror or err}") from None
     result = run_duplicate(args.agent_a, args.agent_b, pairs, seed=args.seed,
-                           workers=args.workers, progress=False if args.no_progress else None)
-    print(json.dumps(result.to_dict()) if args.json else result.table())
+                           workers=args.workers, progress=False if args.no_progress else None,
+                           save_games=args.save_games)
+    losses = biggest_losses(args.save_games, pairs) if args.save_games is not None else None
+    if args.json:
+        extra = {} if losses is None else {"saved_games": args.save_games,
+                                           "biggest_losses": losses}
+        print(json.dumps(result.to_dict() | extra))
+    else:
+        print(result.table())
+        if losses is not None:
+            print(losses_text(losses, args.agent_a))
+    sys.stdout.flush()
     return 0
 
 

@@ -1,0 +1,123 @@
+"""Replay pages (widderkopf-replay) and the games widderkopf-eval --save-games keeps."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from widderkopf_env import Game
+from widderkopf_env.agents.arena import play_pair
+from widderkopf_env.agents.eval_cli import main as eval_main
+from widderkopf_env.agents.game_files import biggest_losses, game_path
+from widderkopf_env.picture import svg_of, table_of_game
+from widderkopf_env.replay import main as replay_main
+from widderkopf_env.replay import replay_html
+
+
+def played(seed: int = 5, num_hands: int = 2) -> Game:
+    """A match with cracks, played by always taking the first legal action."""
+    game = Game.new(seed=seed, num_hands=num_hands)
+    while not game.is_over:
+        actions = game.legal_actions()
+        game.apply(40 if 40 in actions and len(game.history) < 6 else actions[0])
+    return game
+
+
+def replay_data(html: str) -> dict:
+    """The page's data, each view's pictures assembled as the page's script does."""
+    data = json.loads(re.search(r"const REPLAY = (.*?);\n", html).group(1))
+    parts = data["frames"]["parts"]
+    data["views"] = {name: {"caption": v["caption"],
+                            "svg": [v["head"] + "".join(parts[k] for k in frame) + "</svg>"
+                                    for frame in v["frames"]]}
+                     for name, v in data["frames"]["views"].items()}
+    return data
+
+
+def test_replay_page_steps_through_every_decision_in_every_view():
+    game = played()
+    data = replay_data(replay_html(game))
+    steps = len(game.history) + 1
+    assert data["steps"] == steps
+    replay = Game.from_json(json.dumps(json.loads(game.to_json()) | {"actions": []}))
+    for i in range(steps):
+        if i:
+            replay.apply(game.history[i - 1])
+        for view, perspective in (("spectator", None), ("player_0", 0), ("player_1", 1)):
+            assert data["views"][view]["svg"][i] == svg_of(table_of_game(replay, perspective),
+                                                          standalone=False), (view, i)
+    assert replay.state_dict() == game.state_dict()
+
+
+def test_replay_captions_hide_the_opponents_discard():
+    game = played(num_hands=1)
+    data = replay_data(replay_html(game))
+    discards = [i + 1 for i, _ in enumerate(game.history)
+                if "discards" in data["views"]["spectator"]["caption"][i + 1]]
+    assert len(discards) == 2
+    for step in discards:
+        spectator = data["views"]["spectator"]["caption"][step]
+        maker = int(spectator[len("player_")])
+        assert re.fullmatch(r"player_\d discards \S+", spectator)
+        assert data["views"][f"player_{maker}"]["caption"][step] == spectator
+        assert data["views"][f"player_{1 - maker}"]["caption"][step] == \
+            f"player_{maker} discards a card"
+
+
+def test_replay_page_is_self_contained():
+    html = replay_html(played(num_hands=1))
+    # the only URL is the SVG namespace name, which is never fetched
+    assert set(re.findall(r"https?://[^\\\"' ]*", html)) == {"http://www.w3.org/2000/svg"}
+    assert not re.search(r"<link|<img|<iframe|\ssrc=|@import|url\(", html)
+    # every card a picture uses is defined once in the page
+    used = set(re.findall(r'href=\\?"#(card\d+|back)', html))
+    defined = set(re.findall(r'<symbol id="(card\d+|back)"', html))
+    assert used and used <= defined and len(defined) == 37
+
+
+def test_replay_cli_writes_the_page_and_rejects_bad_input(tmp_path, capsys):
+    source = tmp_path / "game.json"
+    source.write_text(played(num_hands=1).to_json())
+    assert replay_main([str(source)]) == 0
+    assert (tmp_path / "game.html").read_text().startswith("<!DOCTYPE html>")
+    assert replay_main([str(source), "-o", str(tmp_path / "other.html")]) == 0
+    assert (tmp_path / "other.html").exists()
+    (tmp_path / "bad.json").write_text('{"format": "something else"}')
+    for argv, message in (([str(tmp_path / "missing.json")], "cannot read"),
+                          ([str(tmp_path / "bad.json")], "not a saved widderkopf game"),
+                          ([str(source), "-o", str(tmp_path / "no" / "x.html")],
+                           "cannot write")):
+        with pytest.raises(SystemExit) as exit_info:
+            replay_main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and "usage:" in err
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_eval_save_games_keeps_every_game_and_names_the_biggest_losses(
+        tmp_path, capsys, workers):
+    out = tmp_path / "games"
+    assert eval_main(["random", "heuristic", "--pairs", "3", "--seed", "4", "--workers",
+                      str(workers), "--no-progress", "--json", "--save-games", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(list(out.iterdir())) == 6
+    from widderkopf_env.agents import load_agent
+
+    points = []
+    for index in range(3):
+        records = play_pair(load_agent("random"), load_agent("heuristic"), 4, index)
+        for k in (0, 1):
+            game = Game.from_json(game_path(out, index, k).read_text())
+            assert game.is_over and game.returns()[0] == records[k][0]
+            points.append((records[k][0], str(game_path(out, index, k))))
+    worst = sorted(p for p in points if p[0] < 0)[:5]
+    assert [(g["a_points"], g["file"]) for g in summary["biggest_losses"]] == worst
+    assert summary["saved_games"] == str(out) and summary["hands"] == 6
+    assert biggest_losses(out, 3, count=1) == summary["biggest_losses"][:1]
+    eval_main(["random", "heuristic", "--pairs", "3", "--seed", "4", "--workers", "1",
+               "--no-progress", "--save-games", str(out)])
+    text = capsys.readouterr().out
+    assert "Biggest losses of random" in text and summary["biggest_losses"][0]["file"] in text
