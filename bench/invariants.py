@@ -22,7 +22,9 @@ reading the engine) and checked:
 Matches are seeded from ``--seed`` and their index, so a reported violation can be
 replayed alone (``--first-match I --hands 1 --workers 1``). Work is split into chunks run
 in ``--workers`` processes. Prints the counts of matches, hands, decisions, leak checks
-and violations as a JSON line; exits 1 if any check failed.
+and violations as a JSON line (``"complete": false`` when ``--max-seconds`` or Ctrl-C
+stopped it early: the counts are those of the chunks completed); exits 1 if any check
+failed.
 """
 
 from __future__ import annotations
@@ -189,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk", type=int, default=500, help="hands per work item")
     p.add_argument("--leak-every", type=int, default=20, metavar="N",
                    help="run the R8 check at one random position of every N-th hand (0: never)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="stop after this long and report the chunks completed (also on Ctrl-C)")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar")
     return p
@@ -202,6 +206,8 @@ def main(argv=None) -> int:
             parser.error(f"--{name} must be at least 1")
     if args.leak_every < 0 or args.first_match < 0:
         parser.error("--leak-every and --first-match must be non-negative")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        parser.error("--max-seconds must be positive")
     chunk = min(args.chunk, args.hands)
     # Each chunk's matches get their own range of indices (a chunk of H hands plays at
     # most H matches), so the run is the same for any --workers.
@@ -210,14 +216,21 @@ def main(argv=None) -> int:
     total = Counts()
     t0 = time.perf_counter()
     bar = _progress(args.hands, args.progress)
+    complete = True
     with Pool(args.workers) if args.workers > 1 else _Inline() as pool:
-        for counts in pool.imap_unordered(run_chunk, jobs):
-            total.add(counts)
-            bar(counts["hands"], total)
+        try:
+            for counts in pool.imap_unordered(run_chunk, jobs):
+                total.add(counts)
+                bar(counts["hands"], total)
+                if args.max_seconds is not None and time.perf_counter() - t0 > args.max_seconds:
+                    complete = False
+                    break
+        except KeyboardInterrupt:
+            complete = False
     bar(None, total)
     for message in total.messages:
         print("VIOLATION", message, file=sys.stderr)
-    summary = {**total, "seconds": round(time.perf_counter() - t0, 1),
+    summary = {**total, "complete": complete, "seconds": round(time.perf_counter() - t0, 1),
                "workers": args.workers, "seed": args.seed}
     print(json.dumps(summary))
     return 1 if total["violations"] else 0

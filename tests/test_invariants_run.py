@@ -49,6 +49,13 @@ def test_cli_small_budget_in_two_processes(bench, capsys):
     assert {k: alone[k] for k in bench.Counts.KEYS} == {k: summary[k] for k in bench.Counts.KEYS}
 
 
+def test_max_seconds_stops_early_and_reports_what_was_done(bench, capsys):
+    rc, summary, _ = run(bench, capsys, "--hands", "1000000", "--chunk", "20",
+                         "--max-seconds", "0.3")
+    assert rc == 0 and summary["complete"] is False
+    assert 20 <= summary["hands"] < 100_000 and summary["violations"] == 0
+
+
 def test_a_wrong_legal_set_is_caught(bench, capsys, monkeypatch):
     real = reference.RefHand.legal_actions
     monkeypatch.setattr(reference.RefHand, "legal_actions",
