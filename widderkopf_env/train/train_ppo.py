@@ -47,10 +47,10 @@ Why the defaults (from short runs on 2 CPU cores, see ``bench/train.py``):
 ``--resume`` goes on from the newest checkpoint in ``--out`` that verifies (see
 :mod:`.checkpoints`; it names each newer one it skipped, and why). If none verifies it
 stops (exit 2) rather than overwrite the run's outputs, unless ``--force-restart`` is
-given (then the run starts again from step 0). The run's settings come from its config.json, except the run-control
-flags ``--total-steps``, ``--n-envs``, ``--vec-env``, ``--eval-*``,
-``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads`` and
-``--no-progress-bar``, which may be given anew.
+given (then the run starts again from step 0). The run's settings come from its
+config.json, except the run-control flags ``--total-steps``, ``--n-envs``, ``--vec-env``,
+``--eval-*``, ``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads``,
+``--no-progress-bar`` and ``--force-restart``, which may be given anew.
 """
 
 from __future__ import annotations
