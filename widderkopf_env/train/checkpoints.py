@@ -211,7 +211,7 @@ def verify(directory: Path, steps: int) -> dict:
     not verify (a file missing, unreadable, or not matching its checksum)."""
     zip_path, state_path = paths(directory, steps)
     if not state_path.is_file():
-        legacy = Path(f"{directory / f'step_{steps:010d}'}.state.pkl")
+        legacy = directory / f"step_{steps:010d}.state.pkl"
         if legacy.is_file():
             raise ValueError(f"{legacy.name} is a pickle state file of an older version "
                              "(not loaded)")
@@ -220,6 +220,7 @@ def verify(directory: Path, steps: int) -> dict:
         raise ValueError(f"model file {zip_path.name} missing")
     try:
         meta, arrays = _read_state(state_path)
+        state = _decode(meta["state"], arrays)
     except Exception as err:  # any unreadable file is skipped, whatever numpy raises
         raise ValueError(f"state file {state_path.name} unreadable "
                          f"({type(err).__name__}: {err})") from err
@@ -231,7 +232,7 @@ def verify(directory: Path, steps: int) -> dict:
                          f"{meta.get('model_size')} were written")
     if hashlib.sha256(data).hexdigest() != meta.get("model_sha256"):
         raise ValueError(f"model file {zip_path.name} does not match its SHA-256 checksum")
-    return _decode(meta["state"], arrays)
+    return state
 
 
 def find_latest(directory: Path) -> tuple[tuple[Path, dict] | None, list[str]]:
