@@ -193,18 +193,23 @@ def make_run(tmp_path):
     return out
 
 
-def test_resume_without_a_good_checkpoint_refuses_to_overwrite(tmp_path, capsys):
+@pytest.mark.parametrize("checkpoints_folder", ["damaged", "gone"])
+def test_resume_without_a_good_checkpoint_refuses_to_overwrite(tmp_path, capsys,
+                                                               checkpoints_folder):
     out = make_run(tmp_path)
+    if checkpoints_folder == "gone":
+        shutil.rmtree(out / "checkpoints")
+    before = sorted(p.name for p in out.iterdir())
     with pytest.raises(SystemExit) as exc:
         main(["--out", str(out), "--resume"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "usage: widderkopf-train" in err and "Traceback" not in err
-    assert "skipping the checkpoint at step 64: model file step_0000000064.zip missing" in err
+    skipped = "skipping the checkpoint at step 64: model file step_0000000064.zip missing"
+    assert (skipped in err) == (checkpoints_folder == "damaged")
     assert "best_model.zip" in err and "--force-restart" in err
     assert (out / "best_model.zip").read_bytes() == b"the best model so far"
-    assert sorted(p.name for p in out.iterdir()) == ["best_model.zip", "checkpoints",
-                                                     "config.json"]
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 def test_force_restart_starts_again_and_is_not_remembered(tmp_path, capsys):
