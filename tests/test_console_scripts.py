@@ -204,7 +204,7 @@ def test_version_exits_0(tmp_path, name):
 BAD = [
     ("widderkopf-eval", ["nobody", "random"], "unknown agent 'nobody'"),
     ("widderkopf-eval", ["corrupt.zip", "random"], "not a saved MaskablePPO model: not a zip"),
-    ("widderkopf-eval", ["random", "notmodel.zip"], "zip archive but not a saved MaskablePPO"),
+    ("widderkopf-eval", ["random", "notmodel.zip"], "not a saved MaskablePPO model: a zip archive without"),
     ("widderkopf-eval", ["missing.zip", "random"], "no MaskablePPO model file"),
     ("widderkopf-eval", ["random", "random", "--pairs", "0"], "--pairs: expected an integer"),
     ("widderkopf-eval", ["random", "random", "--hands", "5"], "--hands must be even"),

@@ -6,6 +6,13 @@ give a learner: ``widderkopf_env.observation.encode(view)`` and ``action_mask(vi
 
 numpy, torch and sb3-contrib are imported only when these agents are used, so
 ``widderkopf_env.agents`` imports without the ``[train]`` extra.
+
+Trust: an SB3 model zip stores some attributes (the spaces, schedules) as pickles, so
+loading one runs code from the file. Load only models you trained or otherwise trust. A
+file that is not an SB3 model, or a model made for other observation or action spaces, is
+rejected with a ``ValueError`` naming the file (:func:`check_model_file`,
+:func:`check_model_spaces`); the shipped policy (``load_agent("ppo")``) is a plain ``.npz``
+of arrays and needs no such trust.
 """
 
 from __future__ import annotations
@@ -53,6 +60,46 @@ class PolicyAgent:
         return _legal_or_raise(self.fn(obs, mask), view)
 
 
+def check_model_file(path: Path) -> None:
+    """Raise ``ValueError`` naming ``path`` unless it is a zip archive holding the
+    ``data`` and ``policy.pth`` entries of a stable-baselines3 model (read without
+    unpickling anything)."""
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: not a zip archive")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: {err}") from err
+    missing = sorted({"data", "policy.pth"} - names)
+    if missing:
+        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: a zip archive without "
+                         f"the {', '.join(map(repr, missing))} entries of a stable-baselines3 "
+                         "model (another file, or a damaged one)")
+
+
+def check_model_spaces(model, source: str = "the model") -> None:
+    """Raise ``ValueError`` unless ``model`` observes ``Box((OBS_SIZE,), float32)`` and acts
+    in ``Discrete(NUM_ACTIONS)``, the spaces of the Widderkopf envs."""
+    import numpy as np
+    from gymnasium import spaces
+
+    from widderkopf_env.cards import NUM_ACTIONS
+    from widderkopf_env.observation import OBS_SIZE
+
+    obs, act = getattr(model, "observation_space", None), getattr(model, "action_space", None)
+    problems = []
+    if not (isinstance(obs, spaces.Box) and obs.shape == (OBS_SIZE,)
+            and obs.dtype == np.float32):
+        problems.append(f"observation space Box(shape=({OBS_SIZE},), float32) expected, "
+                        f"found {obs}")
+    if not (isinstance(act, spaces.Discrete) and int(act.n) == NUM_ACTIONS
+            and int(act.start) == 0):
+        problems.append(f"action space Discrete({NUM_ACTIONS}) expected, found {act}")
+    if problems:
+        raise ValueError(f"{source} does not fit the Widderkopf envs: {'; '.join(problems)}")
+
+
 def _import_maskable_ppo():
     try:
         from sb3_contrib import MaskablePPO
@@ -61,26 +108,13 @@ def _import_maskable_ppo():
     return MaskablePPO
 
 
-def _check_model_file(path: Path) -> None:
-    """``ValueError`` naming the file when it is not a model saved by ``model.save()``
-    (a zip archive holding ``data`` and ``policy.pth``); cheap, so it comes before torch
-    is imported."""
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{str(path)!r} is not a saved MaskablePPO model: not a zip archive")
-    with zipfile.ZipFile(path) as archive:
-        missing = {"data", "policy.pth"} - set(archive.namelist())
-    if missing:
-        raise ValueError(f"{str(path)!r} is a zip archive but not a saved MaskablePPO model "
-                         f"(it lacks {', '.join(sorted(missing))})")
-
-
 def _load_model(MaskablePPO, path: Path):
     """``MaskablePPO.load(path)``, any failure a ``ValueError`` naming the file."""
     try:
         return MaskablePPO.load(str(path), device="cpu")
     except Exception as err:  # SB3 raises many kinds on a damaged or foreign model
-        raise ValueError(f"{str(path)!r} could not be loaded as a MaskablePPO model: "
-                         f"{type(err).__name__}: {err}") from err
+        raise ValueError(f"{str(path)!r}: cannot load it as a MaskablePPO model "
+                         f"({type(err).__name__}: {err})") from err
 
 
 class MaskablePPOAgent:
@@ -104,18 +138,20 @@ class MaskablePPOAgent:
             path = Path(path_or_model)
             if not path.is_file():
                 raise FileNotFoundError(f"no MaskablePPO model file at {str(path)!r}")
-            _check_model_file(path)
+            check_model_file(path)  # cheap, before torch is imported
             MaskablePPO = _import_maskable_ppo()
             if torch_threads is not None:
                 import torch
 
                 torch.set_num_threads(torch_threads)
             self.model = _load_model(MaskablePPO, path)
+            check_model_spaces(self.model, repr(str(path)))
             self.path, self.name = str(path), path.stem
         else:
             if not hasattr(path_or_model, "predict") or not hasattr(path_or_model, "policy"):
                 raise TypeError(
                     f"expected a MaskablePPO model or a path to its .zip, got {path_or_model!r}")
+            check_model_spaces(path_or_model)
             self.model, self.path, self.name = path_or_model, None, "maskable-ppo"
         self._torch_threads = torch_threads
 

@@ -28,7 +28,8 @@ def save_policy(weights: dict, path=POLICY_FILE) -> None:
 
 
 def load_policy(path=POLICY_FILE) -> dict:
-    """The weights dict that :class:`PolicySnapshot` takes, read from ``path``."""
+    """The weights dict that :class:`PolicySnapshot` takes, read from ``path``. Plain
+    arrays only: a file holding pickled objects is refused (``allow_pickle=False``)."""
     with np.load(path, allow_pickle=False) as data:
         n = sum(1 for k in data.files if k.startswith("w"))
         layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]

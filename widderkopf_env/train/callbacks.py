@@ -99,11 +99,12 @@ class TrainingRun:
         mark = ""
         if h is not None and (self.best is None or h["mean"] > self.best["mean"]):
             self.best = {"steps": steps, "mean": h["mean"], "ci95": h["ci95"]}
-            model.save(self.out / "best_model.zip")
-            (self.out / "best_model.json").write_text(json.dumps(self.best) + "\n")
+            checkpoints.save_model(model, self.out / "best_model.zip")
+            checkpoints.write_atomic(self.out / "best_model.json",
+                                     (json.dumps(self.best) + "\n").encode())
             mark = "  (new best)"
-        with open(self.out / "eval_history.json", "w") as f:
-            json.dump(self.history, f, indent=1)
+        checkpoints.write_atomic(self.out / "eval_history.json",
+                                 json.dumps(self.history, indent=1).encode())
         self.timers["eval"] += time.perf_counter() - t
         self.log(f"[{steps}] eval ({cfg['eval_pairs']} pairs): {describe(res)}{mark}")
         return entry
@@ -136,7 +137,7 @@ class TrainingRun:
             "next_ckpt": self.next_ckpt, "next_snapshot": self.next_snapshot,
             "timers": timers, "wall_seconds": self.wall_seconds(),
             "rng": {"python": random.getstate(), "numpy": np.random.get_state(),
-                    "torch": torch.get_rng_state()},
+                    "torch": torch.get_rng_state().numpy()},
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -149,7 +150,7 @@ class TrainingRun:
         self._session_start = time.perf_counter()
         random.setstate(state["rng"]["python"])
         np.random.set_state(state["rng"]["numpy"])
-        torch.set_rng_state(state["rng"]["torch"])
+        torch.set_rng_state(torch.from_numpy(np.array(state["rng"]["torch"], np.uint8)))
         if self.pool:
             self.vec_env.env_method("set_snapshots", [p["weights"] for p in self.pool])
         # best_model.json is written with best_model.zip, maybe after the checkpoint

@@ -44,11 +44,13 @@ Why the defaults (from short runs on 2 CPU cores, see ``bench/train.py``):
   gradient) plus the env's card-point shaping; ``gamma`` 1 (one hand is ~19 decisions);
   ``--lr`` 1e-3 decaying linearly to 1e-4.
 
-``--resume`` goes on from the newest complete checkpoint in ``--out`` (see
-:mod:`.checkpoints`); the run's settings come from its config.json, except the run-control
-flags ``--total-steps``, ``--n-envs``, ``--vec-env``, ``--eval-*``,
-``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads`` and
-``--no-progress-bar``, which may be given anew.
+``--resume`` goes on from the newest checkpoint in ``--out`` that verifies (see
+:mod:`.checkpoints`; it names each newer one it skipped, and why). If none verifies it
+stops (exit 2) rather than overwrite the run's outputs, unless ``--force-restart`` is
+given (then the run starts again from step 0). The run's settings come from its
+config.json, except the run-control flags ``--total-steps``, ``--n-envs``, ``--vec-env``,
+``--eval-*``, ``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads``,
+``--no-progress-bar`` and ``--force-restart``, which may be given anew.
 """
 
 from __future__ import annotations
@@ -75,11 +77,12 @@ from widderkopf_env.agents.cli_args import (
 )
 
 POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
+
 NET_SIZES = {"small": [64, 64], "medium": [256, 256], "large": [512, 512]}
 # Flags that --resume may change; every other setting is the run's own.
 RUN_CONTROL = {"total_steps", "n_envs", "vec_env", "eval_every", "eval_pairs", "eval_workers",
                "final_eval_pairs", "checkpoint_every", "keep_checkpoints", "torch_threads",
-               "progress_bar", "resume", "out", "quiet"}
+               "progress_bar", "resume", "out", "quiet", "force_restart"}
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -99,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     a("--total-steps", type=POSITIVE, default=5_000_000, help="learner decisions to train on")
     a("--out", type=Path, default=Path("runs/ppo"), help="output directory")
     a("--resume", action="store_true", help="continue from the newest checkpoint in --out")
+    a("--force-restart", action="store_true",
+      help="with --resume: if no checkpoint verifies, start again from step 0 (overwrites "
+           "the run's outputs)")
     a("--seed", type=COUNT, default=0,
       help="seeds the model, the envs and the evaluation deals")
     g = p.add_argument_group("environment")
@@ -334,7 +340,14 @@ def main(argv=None) -> int:
     parser = build_parser()
 
     def body():
-        print(json.dumps(train(parse_config(argv, parser))))
+        from .checkpoints import NothingToResume
+
+        cfg = parse_config(argv, parser)
+        try:
+            summary = train(cfg)
+        except NothingToResume as err:
+            raise UsageError(str(err)) from None
+        print(json.dumps(summary))
 
     return run_cli(parser, body, on_interrupt=_stopped)
 
@@ -384,14 +397,12 @@ def _train(cfg: dict, live: dict) -> dict:
     from .snapshot import export_policy
 
     torch.set_num_threads(1)
-    found = checkpoints.latest(out / "checkpoints") if cfg["resume"] else None
-    if cfg["resume"] and found is None:
-        log(f"--resume: no checkpoint in {out / 'checkpoints'} yet; starting afresh")
+    found = checkpoints.resume_point(out, cfg, log) if cfg["resume"] else None
     start_steps = live["start"] = 0 if found is None else int(found[1]["steps"])
     env_seed = cfg["seed"] if found is None else derive_seed(cfg["seed"], "resume", start_steps)
     if found is None:  # the first thing written: from here on, --resume works
         out.mkdir(parents=True, exist_ok=True)
-        (out / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+        checkpoints.save_config(out, cfg)
     vec_env = make_vec_env(cfg, env_seed, start_steps)
     run = TrainingRun(cfg, out, vec_env, log)
     if found is None:
@@ -405,7 +416,7 @@ def _train(cfg: dict, live: dict) -> dict:
         log(f"resuming from {zip_path.name} at step {start_steps}")
         cfg_file = dict(json.loads((out / "config.json").read_text()))
         cfg_file.update({k: cfg[k] for k in RUN_CONTROL if k in cfg})
-        (out / "config.json").write_text(json.dumps(cfg_file, indent=1) + "\n")
+        checkpoints.save_config(out, cfg_file)
     live["model"] = model
     log(f"training {cfg['total_steps'] - start_steps} steps ({cfg['n_envs']} envs, "
         f"net {cfg['net_arch']}, opponent "
@@ -427,7 +438,7 @@ def _train(cfg: dict, live: dict) -> dict:
         run.evaluate(model)
         model.logger.dump(steps)
     run.checkpoint(model)
-    model.save(out / "final_model.zip")
+    checkpoints.save_model(model, out / "final_model.zip")
     env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
     wall = run.wall_seconds()
     trained_now = steps - start_steps
