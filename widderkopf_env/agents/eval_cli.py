@@ -1,6 +1,7 @@
 """``widderkopf-eval``: play two agents against each other on duplicate deals.
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
+    widderkopf-eval AGENT --ladder [--pairs P] [--time-budget S] [--plot PNG] [--json]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: ``random``,
 ``heuristic``, or a path to a MaskablePPO ``.zip``.
@@ -15,6 +16,10 @@ of a hand scores its value, the loser as much negative), with a 95% confidence i
 over deal pairs; ``win_rate`` is the share of hands A won. With ``--json`` the last line
 of output is one JSON object with these and the other statistics (``hands``, ``pairs``,
 ``seconds``, schneider/schwarz rates, crack statistics).
+
+``--ladder`` rates one agent against every baseline on one Elo scale instead (P pairs
+per opponent, default 200); see :mod:`widderkopf_env.agents.ladder` for what the rating
+means.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import argparse
 import json
 import sys
 
-from . import AGENTS
+from . import AGENTS, ladder
 from .arena import default_workers, run_duplicate
 
 DEFAULT_PAIRS = 1000
@@ -47,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                "so --hands N equals --pairs N/2.")
     known = ", ".join(repr(name) for name in AGENTS) + " or a model .zip"
     p.add_argument("agent_a", metavar="AGENT_A", help=known)
-    p.add_argument("agent_b", metavar="AGENT_B", help=known)
+    p.add_argument("agent_b", metavar="AGENT_B", nargs="?", help=known + " (none with --ladder)")
     count = p.add_mutually_exclusive_group()
     count.add_argument("--pairs", type=_positive,
                        help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
@@ -59,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ladder.add_arguments(p)
     return p
 
 
@@ -70,7 +76,12 @@ def main(argv=None) -> int:
             parser.error(f"--hands must be even (2 hands per deal pair), got {args.hands}")
         pairs = args.hands // 2
     else:
-        pairs = args.pairs or DEFAULT_PAIRS
+        pairs = args.pairs
+    if args.ladder or args.time_budget is not None or args.plot is not None:
+        return ladder.main(parser, args, pairs)
+    if args.agent_b is None:
+        parser.error("AGENT_B is required (or rate AGENT_A alone with --ladder)")
+    pairs = pairs or DEFAULT_PAIRS
     from . import load_agent
 
     for spec in (args.agent_a, args.agent_b):  # fail early, in this process, with a clear error
