@@ -77,7 +77,7 @@ def main(argv=None) -> int:
         pairs = args.hands // 2
     else:
         pairs = args.pairs
-    if args.ladder or args.time_budget is not None or args.plot is not None:
+    if args.ladder or any(x is not None for x in (args.time_budget, args.baselines, args.plot)):
         return ladder.main(parser, args, pairs)
     if args.agent_b is None:
         parser.error("AGENT_B is required (or rate AGENT_A alone with --ladder)")

@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arena import Z95, _Progress, _label, derive_seed, run_duplicate
+from .arena import Z95, _label, _Progress, default_workers, derive_seed, run_duplicate
 
 ELO_SCALE = 400.0  #: rating points per factor of 10 in the odds of winning a pair
 _C = math.log(10.0) / ELO_SCALE
@@ -207,16 +207,19 @@ def _players(matchups: list, fixed: dict) -> list:
 def play_matchup(agent, opponent, pairs: int, seed: int = 0, workers: int | None = None,
                  deadline: float | None = None, on_block=None) -> Matchup:
     """Play up to ``pairs`` duplicate pairs of ``agent`` against ``opponent`` in blocks of
-    :data:`CHUNK` (see the module documentation); stop after the block that passes
-    ``deadline`` (a ``time.perf_counter()`` value), always playing at least one block.
-    ``on_block(n)`` is called after each block of n pairs."""
+    :data:`CHUNK` (see the module documentation). With a ``deadline`` (a
+    ``time.perf_counter()`` value) the first block is small (two pairs per worker) and
+    times the games; later blocks are cut to what fits before the deadline, and play stops
+    when not one more pair fits. ``on_block(n)`` is called after each block of n pairs."""
     name = _label(opponent)
     scores: list = []
     t0 = time.perf_counter()
     block = 0
     while len(scores) < pairs:
         n = min(CHUNK, pairs - len(scores))
-        if deadline is not None and scores:
+        if deadline is not None and not scores:  # a first, small block to time the games
+            n = min(n, 2 * (workers or default_workers()))
+        elif deadline is not None:
             left = deadline - time.perf_counter()
             rate = (time.perf_counter() - t0) / len(scores)  # seconds per pair so far
             n = min(n, int(left / rate))
@@ -310,18 +313,26 @@ class LadderResult:
 
 
 def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | None = None,
-               time_budget: float | None = None, reference=None, progress: bool | None = None,
-               samples: int = BOOTSTRAP_SAMPLES) -> LadderResult:
+               time_budget: float | None = None, baselines=None, reference=None,
+               progress: bool | None = None, samples: int = BOOTSTRAP_SAMPLES) -> LadderResult:
     """Play ``agent`` (a :func:`load_agent` spec or an agent) against every baseline of the
-    reference run, ``pairs`` duplicate pairs each (fewer if ``time_budget`` seconds run out:
-    the budget is shared out evenly over the opponents still to play), and place it on the
-    reference scale. ``progress``: a progress bar on stderr (default: when a terminal)."""
+    reference run (or those named in ``baselines``), ``pairs`` duplicate pairs each (fewer
+    if ``time_budget`` seconds run out: the budget is shared out evenly over the opponents
+    still to play), and place it on the reference scale. ``progress``: a progress bar on
+    stderr (default: when stderr is a terminal)."""
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise ValueError(f"pairs must be a positive int, got {pairs!r}")
     if time_budget is not None and not time_budget > 0:
         raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     ref = load_reference(reference)
-    baselines = ref["players"]
+    if baselines is None:
+        baselines = ref["players"]
+    else:
+        unknown = [b for b in baselines if b not in ref["players"]]
+        if unknown or not baselines:
+            raise ValueError(f"baselines must be some of the reference run's players "
+                             f"{list(ref['players'])}, got {list(baselines)}")
+        baselines = {b: ref["players"][b] for b in baselines}
     t0 = time.perf_counter()
     bar = _Progress(pairs * len(baselines),
                     sys.stderr.isatty() if progress is None else progress,
@@ -374,6 +385,9 @@ def add_arguments(parser) -> None:
     g.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
                    help="with --ladder: stop each opponent's games when its share of the "
                         "budget is spent (pair counts then depend on speed)")
+    g.add_argument("--baselines", metavar="LIST",
+                   help="with --ladder: comma-separated baselines to play (default: all of "
+                        "the reference run, e.g. random,heuristic,ppo to leave out pimc)")
     g.add_argument("--plot", metavar="PNG", help="with --ladder: draw the ladder to this file "
                                                  "(needs matplotlib: the [train] extra)")
 
@@ -382,7 +396,7 @@ def main(parser, args, pairs: int | None) -> int:
     """Run ``widderkopf-eval AGENT --ladder`` from parsed ``args``; usage errors through
     ``parser.error`` (exit 2)."""
     if not args.ladder:
-        parser.error("--time-budget and --plot go with --ladder")
+        parser.error("--time-budget, --baselines and --plot go with --ladder")
     if args.agent_b is not None:
         parser.error(f"--ladder plays AGENT_A against every baseline: drop AGENT_B "
                      f"({args.agent_b!r})")
@@ -397,9 +411,16 @@ def main(parser, args, pairs: int | None) -> int:
         load_agent(args.agent_a)
     except (ValueError, FileNotFoundError, ImportError) as err:
         parser.error(str(err))
+    baselines = None
+    if args.baselines is not None:
+        baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
+        known = list(load_reference()["players"])
+        if not baselines or any(b not in known for b in baselines):
+            parser.error(f"--baselines: expected some of {','.join(known)}, "
+                         f"got {args.baselines!r}")
     result = run_ladder(args.agent_a, pairs or DEFAULT_PAIRS, seed=args.seed,
                         workers=args.workers, time_budget=args.time_budget,
-                        progress=False if args.no_progress else None)
+                        baselines=baselines, progress=False if args.no_progress else None)
     if args.plot is not None:
         result.plot(args.plot)
     print(json.dumps(result.to_dict()) if args.json else result.table())
