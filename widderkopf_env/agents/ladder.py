@@ -256,6 +256,7 @@ class LadderResult:
     pairs: int  #: pairs asked for per opponent (fewer where a time budget ran out)
     seconds: float
     bootstrap_samples: int = BOOTSTRAP_SAMPLES
+    scale: dict | None = None  #: every player of the reference run (for the plot)
 
     def to_dict(self) -> dict:
         return {"agent": self.agent, "rating": self.rating, "ci95": list(self.ci95),
@@ -294,7 +295,9 @@ class LadderResult:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        rows = [(b["rating"], b["ci95"], name, "tab:blue") for name, b in self.baselines.items()]
+        scale = self.scale or self.baselines
+        rows = [(b["rating"], b["ci95"], name, "tab:blue" if name in self.baselines else "grey")
+                for name, b in scale.items()]
         rows.append((self.rating, self.ci95, f"{self.agent} (this run)", "tab:red"))
         rows.sort(key=lambda row: row[0])
         fig, ax = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.4), dpi=100)
@@ -305,7 +308,9 @@ class LadderResult:
         ax.set_yticks([])
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel("Elo over duplicate deal pairs (random = 0; 400 points = 10:1 score)")
-        ax.set_title("Widderkopf ladder (bars: 95% intervals)")
+        ax.set_title("Widderkopf ladder (bars: 95% intervals; grey: not played this run)"
+                     if len(scale) > len(self.baselines) else
+                     "Widderkopf ladder (bars: 95% intervals)")
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         fig.savefig(path)
@@ -358,7 +363,7 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
     lo, hi = bootstrap_ratings(matchups, fixed, seed=derive_seed(seed, "ladder-bootstrap"),
                                samples=samples)[name]
     return LadderResult(name, rating, (lo, hi), matchups, baselines, seed, pairs,
-                        time.perf_counter() - t0, samples)
+                        time.perf_counter() - t0, samples, scale=ref["players"])
 
 
 # --- the command line (widderkopf-eval AGENT --ladder) ---------------------------------------
