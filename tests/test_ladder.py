@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import usage_error
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent
@@ -204,10 +205,7 @@ def test_time_budget_stops_early():
     (["random"], "AGENT_B is required"),
 ])
 def test_ladder_usage_errors(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        eval_main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    assert message in usage_error(eval_main, argv, capsys)
 
 
 def test_ladder_table_and_plot(tmp_path, capsys):
