@@ -26,6 +26,7 @@ from pathlib import Path
 from widderkopf_env.agents.ladder import (
     REFERENCE_FILE,
     bootstrap_ratings,
+    expected_score,
     fit_ratings,
     play_matchup,
 )
@@ -44,7 +45,12 @@ def main(argv=None) -> dict:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--out", type=Path, default=REFERENCE_FILE)
+    p.add_argument("--show", action="store_true",
+                   help="only print the Markdown tables of the file at --out")
     args = p.parse_args(argv)
+    if args.show:
+        print(markdown(json.loads(args.out.read_text())))
+        return {}
     players = args.players.split(",")
     anchor = players[0]
     matchups = []
@@ -74,8 +80,25 @@ def main(argv=None) -> dict:
         "machine": "a shared 2-core machine, loaded by other jobs (times are only indicative)",
     }
     args.out.write_text(json.dumps(ref, indent=1) + "\n")
-    print(json.dumps(ref["players"]))
+    print(markdown(ref))
     return ref
+
+
+def markdown(ref: dict) -> str:
+    """The leaderboard and the matchups (observed vs the fit's expected score) as tables."""
+    players = sorted(ref["players"].items(), key=lambda kv: -kv[1]["rating"])
+    rows = ["| bot | rating (Elo) | 95% interval |", "|---|---|---|"]
+    rows += [f"| {name} | **{p['rating']:.0f}** | [{p['ci95'][0]:.0f}, {p['ci95'][1]:.0f}] |"
+             for name, p in players]
+    rows += ["", "| A vs B | pairs | A won / drawn / lost | A's score | expected | "
+             "A's game points per hand [95% CI] | seconds |", "|---|---|---|---|---|---|---|"]
+    for m in ref["matchups"]:
+        gap = ref["players"][m["a"]]["rating"] - ref["players"][m["b"]]["rating"]
+        rows.append(f"| {m['a']} vs {m['b']} | {m['pairs']} | {m['wins']} / {m['draws']} / "
+                    f"{m['losses']} | {m['score']:.3f} | {float(expected_score(gap)):.3f} | "
+                    f"{m['mean']:+.3f} [{m['ci95'][0]:+.3f}, {m['ci95'][1]:+.3f}] | "
+                    f"{m['seconds']:.0f} |")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
