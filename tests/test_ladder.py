@@ -4,6 +4,7 @@ probe bots, and ``widderkopf-eval AGENT --ladder`` on a small budget."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import numpy as np
@@ -216,3 +217,11 @@ def test_ladder_table_and_plot(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Elo, 95% CI" in out and "random" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ladder_plot_without_matplotlib_names_the_extra(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    err = usage_error(eval_main, ["random", "--ladder", "--plot", str(tmp_path / "x.png")],
+                      capsys)
+    assert "widderkopf-env[train]" in err
+    assert not (tmp_path / "x.png").exists()
