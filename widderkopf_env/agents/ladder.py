@@ -136,9 +136,9 @@ def _newton(players: list, matchups: list, fixed: dict, wdl: np.ndarray,
     w = wdl[..., 0] + 0.5 * wdl[..., 1] + 0.5 * prior
     free = [i for i, p in enumerate(players) if p not in fixed]
     r = np.zeros((wdl.shape[0], len(players)))
-    for p, v in fixed.items():
-        if p in index:
-            r[:, index[p]] = v
+    for name, value in fixed.items():
+        if name in index:
+            r[:, index[name]] = value
     if not free:
         return r
     a = inc[:, free]
@@ -173,7 +173,7 @@ def _check_connected(players: list, matchups: list, fixed: dict) -> None:
 def fit_ratings(matchups: list, fixed: dict, prior_draws: float = PRIOR_DRAWS) -> dict:
     """Elo ratings of every player in ``matchups`` (maximum likelihood, see the module
     documentation); the players in ``fixed`` (name -> rating, at least one) keep theirs."""
-    players = _players(matchups, fixed)
+    players = _players(matchups)
     _check_connected(players, matchups, fixed)
     counts = np.array([[[m.wins, m.draws, m.losses] for m in matchups]], dtype=float)
     r = _newton(players, matchups, fixed, counts, prior_draws)[0]
@@ -185,7 +185,7 @@ def bootstrap_ratings(matchups: list, fixed: dict, seed: int = 0,
     """95% intervals of :func:`fit_ratings` by a bootstrap over deal pairs: each matchup's
     pairs resampled with replacement (its win/draw/loss counts drawn multinomially, which
     is the same thing), ``samples`` times. Returns name -> (low, high)."""
-    players = _players(matchups, fixed)
+    players = _players(matchups)
     _check_connected(players, matchups, fixed)
     rng = np.random.default_rng(seed)
     wdl = np.empty((samples, len(matchups), 3))
@@ -197,9 +197,9 @@ def bootstrap_ratings(matchups: list, fixed: dict, seed: int = 0,
     return {p: (float(a), float(b)) for p, a, b in zip(players, lo, hi, strict=True)}
 
 
-def _players(matchups: list, fixed: dict) -> list:
-    seen = dict.fromkeys(p for m in matchups for p in (m.a, m.b))
-    return list(seen)
+def _players(matchups: list) -> list:
+    """Everyone in ``matchups``, in order of appearance."""
+    return list(dict.fromkeys(p for m in matchups for p in (m.a, m.b)))
 
 
 # --- playing -------------------------------------------------------------------------------
