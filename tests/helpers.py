@@ -47,3 +47,14 @@ def assert_cards_conserved(game: Game) -> None:
         assert seen & bits == 0, "a card is in two places"
         seen |= bits
     assert seen == (1 << NUM_CARDS) - 1, "a card went missing"
+
+
+def usage_error(main, argv: list, capsys) -> str:
+    """Run a console script's ``main(argv)``, check it exits 2 (argparse's usage error);
+    returns what it wrote to stderr."""
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    return capsys.readouterr().err

@@ -47,6 +47,7 @@ EXPECTED_SCRIPTS = {
     "widderkopf-eval": "widderkopf_env.agents.eval_cli:main",
     "widderkopf-play": "widderkopf_env.agents.play_cli:main",
     "widderkopf-train": "widderkopf_env.train.train_ppo:main",
+    "widderkopf-exploit": "widderkopf_env.train.exploit:main",
 }
 
 

@@ -185,10 +185,13 @@ class ArenaResult:
     cracks: dict = field(default_factory=dict)  #: crack statistics (see ``summarise``)
     seconds: float = 0.0  #: wall time (the only field that varies between runs)
     workers: int = 1
+    #: A's score of each deal pair, in pair order (for bootstraps; left out of to_dict)
+    pair_scores: list = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["ci95"] = list(self.ci95)
+        del d["pair_scores"]
         return d
 
     def table(self) -> str:
@@ -252,7 +255,7 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
         win_rate=_mean([g.won for g in games]), card_points=_mean([g.card_points for g in games]),
         schneider={"a": rate("schneider", True), "b": rate("schneider", False)},
         schwarz={"a": rate("schwarz", True), "b": rate("schwarz", False)},
-        cracks={"levels": levels, "by_a": by(0), "by_b": by(1)},
+        cracks={"levels": levels, "by_a": by(0), "by_b": by(1)}, pair_scores=scores,
     )
 
 

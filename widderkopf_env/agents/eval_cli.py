@@ -2,6 +2,7 @@
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
                     [--save-games DIR]
+    widderkopf-eval AGENT --ladder [--pairs P] [--time-budget S] [--plot PNG] [--json]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
 (``random``, ``heuristic``, ``pimc``, ``ppo``) or the path of a saved MaskablePPO
@@ -23,6 +24,10 @@ with one line and exit status 130 (see :mod:`.cli_args`).
 ``--save-games DIR`` keeps every game as JSON (``DIR/pair00017_game2.json``, agent A is
 ``player_0``; see :mod:`widderkopf_env.agents.game_files`) and the summary names A's
 biggest losses; ``widderkopf-replay FILE -o game.html`` shows one in the browser.
+
+``--ladder`` rates one agent against every baseline on one Elo scale instead (P pairs
+per opponent, default 200); see :mod:`widderkopf_env.agents.ladder` for what the rating
+means.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import ladder
 from .arena import default_workers, run_duplicate
 from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
 from .game_files import biggest_losses, losses_text
@@ -46,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="A deal pair is one deal played twice with the cards and the dealer swapped, "
                "so --hands N equals --pairs N/2.")
     p.add_argument("agent_a", metavar="AGENT_A", type=agent_spec, help=agent_help("agent A"))
-    p.add_argument("agent_b", metavar="AGENT_B", type=agent_spec, help=agent_help("agent B"))
+    p.add_argument("agent_b", metavar="AGENT_B", type=agent_spec, nargs="?",
+                   help=agent_help("agent B") + " (none with --ladder)")
     count = p.add_mutually_exclusive_group()
     count.add_argument("--pairs", type=integer(1),
                        help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
@@ -61,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-games", metavar="DIR",
                    help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
                         "and name A's biggest losses in the summary")
+    ladder.add_arguments(p)
     add_version(p)
     return p
 
@@ -69,16 +77,21 @@ def main(argv=None) -> int:
     """The console script; returns the exit status (0, 2 for a usage error, 130 after
     Ctrl-C)."""
     parser = build_parser()
-    return run_cli(parser, lambda: _run(parser.parse_args(argv)))
+    return run_cli(parser, lambda: _run(parser, parser.parse_args(argv)))
 
 
-def _run(args) -> int:
+def _run(parser, args) -> int:
     if args.hands is not None:
         if args.hands % 2:
             raise UsageError(f"--hands must be even (2 hands per deal pair), got {args.hands}")
         pairs = args.hands // 2
     else:
-        pairs = args.pairs or DEFAULT_PAIRS
+        pairs = args.pairs
+    if args.ladder or any(x is not None for x in (args.time_budget, args.baselines, args.plot)):
+        return ladder.main(parser, args, pairs)
+    if args.agent_b is None:
+        raise UsageError("AGENT_B is required (or rate AGENT_A alone with --ladder)")
+    pairs = pairs or DEFAULT_PAIRS
     if args.save_games is not None:
         try:
             Path(args.save_games).mkdir(parents=True, exist_ok=True)
