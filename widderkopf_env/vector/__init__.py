@@ -1,0 +1,13 @@
+"""Batched Widderkopf: N games as numpy arrays, and vector environments over them.
+
+* :class:`~.engine.VecGame`: the batched rules engine (RULES R1-R20, match play);
+* :func:`~.encode.encode`: the batched observation encoder (the scalar encoder's arrays);
+* :class:`WidderkopfVectorEnv`: a ``gymnasium.vector.VectorEnv``, the
+  ``vector_entry_point`` of ``Widderkopf-v0``.
+"""
+
+from .deals import DealSource
+from .encode import encode
+from .engine import VecGame
+
+__all__ = ["DealSource", "VecGame", "encode"]
