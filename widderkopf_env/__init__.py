@@ -54,7 +54,8 @@ def _register() -> None:
     import gymnasium
 
     if "Widderkopf-v0" not in gymnasium.registry:
-        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv")
+        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv",
+                           vector_entry_point="widderkopf_env.vector.env:WidderkopfVectorEnv")
 
 
 _register()

@@ -9,5 +9,6 @@
 from .deals import DealSource
 from .encode import encode
 from .engine import VecGame
+from .env import WidderkopfVectorEnv
 
-__all__ = ["DealSource", "VecGame", "encode"]
+__all__ = ["DealSource", "VecGame", "WidderkopfVectorEnv", "encode"]

@@ -14,35 +14,58 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import HAND_SIZE, NUM_ACTIONS, NUM_CARDS, PILES, TOTAL_POINTS, TRICKS
+from ..cards import HAND_SIZE, NUM_ACTIONS, PILES, TOTAL_POINTS, TRICKS
 from ..observation import OBS_SIZE, OFFSETS, PIECES
 from .engine import OVER, VecGame
-from .tables import ALL_CARDS, BIT, TRUMP_MASK_NP, ZERO, popcount, unpack_bits
+from .tables import ALL_CARDS, BIT, TRUMP_MASK_NP, U64, ZERO, popcount, unpack_bits
 
-#: The card pieces (one entry per card id), in table order.
-_CARD_PIECES = tuple(name for name, size, _ in PIECES if size == NUM_CARDS)
-_CARD_OFFSETS = tuple(OFFSETS[name][0] for name in _CARD_PIECES)
-# When the card pieces lie back to back (as in today's table) one copy writes them all.
-_CARDS_CONTIGUOUS = _CARD_OFFSETS == tuple(_CARD_OFFSETS[0] + NUM_CARDS * k
-                                           for k in range(len(_CARD_OFFSETS)))
-_KNOWN = set(_CARD_PIECES) | {
-    "pending", "phase", "my_turn", "trump_suit", "crack_level", "may_escalate", "cracker",
-    "roles", "opp_discarded", "tiebreak", "trick_points", "tricks_done", "opp_hand_size",
-    "face_down", "match_scores", "hands_left"}
-_UNKNOWN = [name for name, _, _ in PIECES if name not in _KNOWN]
-if _UNKNOWN or len(_CARD_PIECES) != 14:
-    raise AssertionError(f"the batched encoder does not know the observation pieces "
-                         f"{_UNKNOWN}; update widderkopf_env/vector/encode.py")
+_SCALED = ("trick_points", "tricks_done", "opp_hand_size", "face_down", "match_scores",
+           "hands_left")
+_BIT_PIECES = ("hand", "my_up", "my_covered", "opp_up", "opp_covered", "my_discard", "lead",
+               "my_played", "opp_played", "my_won", "opp_won", "unseen", "trumps",
+               "legal_cards", "pending", "phase", "my_turn", "trump_suit", "crack_level",
+               "may_escalate", "cracker", "roles", "opp_discarded", "tiebreak")
+_UNKNOWN = sorted(set(OFFSETS) ^ set(_BIT_PIECES + _SCALED))
+#: The 0/1 entries come first, the scaled numbers after them (as the scalar encoder's).
+_N_BITS = min(OFFSETS[name][0] for name in _SCALED)
+if _UNKNOWN or any(OFFSETS[name][0] >= _N_BITS for name in _BIT_PIECES) or \
+        any(size > 56 for _, size, _ in PIECES):
+    raise AssertionError(f"the batched encoder does not fit the observation table (pieces "
+                         f"{_UNKNOWN}); update widderkopf_env/vector/encode.py")
+_N_BYTES = (_N_BITS + 7) // 8 + 8  # room for a piece's 8 bytes written at any offset
 _MAX_HANDS_LEFT = 8  # the hands_left piece is min(n, 8) / 8 (observation.PIECES)
 
 
-def _one_hot(out: np.ndarray, name: str, index: np.ndarray) -> None:
-    start, size = OFFSETS[name]
-    out[np.arange(len(index)), start + index] = 1.0
+class _Bits:
+    """The 0/1 entries of k observations as packed little-endian bytes, filled piece by
+    piece at the table's offsets."""
+
+    def __init__(self, k: int):
+        self.packed = np.zeros((k, _N_BYTES), np.uint8)
+
+    def put(self, name: str, value: np.ndarray) -> None:
+        """Piece ``name`` from ``value``: uint64, bit ``j`` = entry ``j`` of the piece."""
+        start = OFFSETS[name][0]
+        b = start // 8
+        shifted = np.ascontiguousarray(value, U64) << np.uint64(start % 8)
+        self.packed[:, b:b + 8] |= shifted.view(np.uint8).reshape(-1, 8)
+
+    def flags(self, name: str, *columns) -> None:
+        """A piece of flags, one bool column per entry."""
+        value = np.zeros(len(self.packed), U64)
+        for j, col in enumerate(columns):
+            value |= np.where(col, BIT[j], ZERO)
+        self.put(name, value)
+
+    def one_hot(self, name: str, index: np.ndarray) -> None:
+        self.put(name, BIT[index])
+
+    def unpack(self, out: np.ndarray) -> None:
+        out[:, :_N_BITS] = np.unpackbits(self.packed, axis=1, count=_N_BITS, bitorder="little")
 
 
 def _put(out: np.ndarray, name: str, *columns) -> None:
-    start, size = OFFSETS[name]
+    start, _ = OFFSETS[name]
     for k, col in enumerate(columns):
         out[:, start + k] = col
 
@@ -75,38 +98,40 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     my_played, opp_played = played[rows, p], played[rows, o]
     my_discard = _cond_bit(discard[rows, p])
     seen = my_hand | my_up | opp_up | my_played | opp_played | my_discard
-    pieces = {
-        "hand": my_hand, "my_up": my_up, "my_covered": my_cov, "opp_up": opp_up,
-        "opp_covered": opp_cov, "my_discard": my_discard, "lead": _cond_bit(g.lead[idx]),
-        "my_played": my_played, "opp_played": opp_played, "my_won": won[rows, p],
-        "opp_won": won[rows, o], "unseen": ALL_CARDS ^ seen,
-        "trumps": TRUMP_MASK_NP[trump], "legal_cards": legal & ALL_CARDS,
-    }
-    out = np.zeros((k, OBS_SIZE), np.float32)
-    bits = unpack_bits(np.stack([pieces[name] for name in _CARD_PIECES], axis=1), NUM_CARDS)
-    if _CARDS_CONTIGUOUS:
-        start = _CARD_OFFSETS[0]
-        out[:, start:start + NUM_CARDS * len(_CARD_PIECES)] = bits.reshape(k, -1)
-    else:
-        for j, start in enumerate(_CARD_OFFSETS):
-            out[:, start:start + NUM_CARDS] = bits[:, j]
-    # flags
+    bits = _Bits(k)
+    put = bits.put
+    put("hand", my_hand)
+    put("my_up", my_up)
+    put("my_covered", my_cov)
+    put("opp_up", opp_up)
+    put("opp_covered", opp_cov)
+    put("my_discard", my_discard)
+    put("lead", _cond_bit(g.lead[idx]))
+    put("my_played", my_played)
+    put("opp_played", opp_played)
+    put("my_won", won[rows, p])
+    put("opp_won", won[rows, o])
+    put("unseen", ALL_CARDS ^ seen)
+    put("trumps", TRUMP_MASK_NP[trump])
+    put("legal_cards", legal & ALL_CARDS)
     pile = g.lead_pile[idx]
     my_pending = (pile >= 0) & (pile // PILES == p)
     opp_pending = (pile >= 0) & (pile // PILES != p)
-    _put(out, "pending", my_pending, opp_pending)
-    _one_hot(out, "phase", phase)
-    _put(out, "my_turn", current == p)
-    _one_hot(out, "trump_suit", np.where(trump >= 0, trump, 4))
-    _one_hot(out, "crack_level", g.level[idx])
+    bits.flags("pending", my_pending, opp_pending)
+    bits.one_hot("phase", phase)
+    bits.flags("my_turn", current == p)
+    bits.one_hot("trump_suit", np.where(trump >= 0, trump, 4))
+    bits.one_hot("crack_level", g.level[idx])
     rights = g.escalation_rights(idx)
-    _put(out, "may_escalate", rights[rows, p], rights[rows, o])
+    bits.flags("may_escalate", rights[rows, p], rights[rows, o])
     cracker = g.cracker[idx]
-    _put(out, "cracker", cracker == p, cracker == o)
-    _put(out, "roles", g.dealer[idx] == p, g.chooser[idx] == p, g.leader[idx] == p)
-    _put(out, "opp_discarded", discard[rows, o] >= 0)
+    bits.flags("cracker", cracker == p, cracker == o)
+    bits.flags("roles", g.dealer[idx] == p, g.chooser[idx] == p, g.leader[idx] == p)
+    bits.flags("opp_discarded", discard[rows, o] >= 0)
     left = g.num_hands[idx] - g.hand_no[idx]
-    _put(out, "tiebreak", (left <= 0) & (phase != OVER))
+    bits.flags("tiebreak", (left <= 0) & (phase != OVER))
+    out = np.empty((k, OBS_SIZE), np.float32)
+    bits.unpack(out)
     # scaled numbers: computed in float64 and rounded once to float32, as the scalar one
     tp, scores = g.trick_points[idx], g.scores[idx]
     s, t = scores[rows, p], scores[rows, o]
