@@ -32,36 +32,39 @@ if _UNKNOWN or any(OFFSETS[name][0] >= _N_BITS for name in _BIT_PIECES) or \
         any(size > 56 for _, size, _ in PIECES):
     raise AssertionError(f"the batched encoder does not fit the observation table (pieces "
                          f"{_UNKNOWN}); update widderkopf_env/vector/encode.py")
-_N_BYTES = (_N_BITS + 7) // 8 + 8  # room for a piece's 8 bytes written at any offset
+_N_WORDS = (_N_BITS + 63) // 64
 _MAX_HANDS_LEFT = 8  # the hands_left piece is min(n, 8) / 8 (observation.PIECES)
 
 
 class _Bits:
-    """The 0/1 entries of k observations as packed little-endian bytes, filled piece by
-    piece at the table's offsets."""
+    """The 0/1 entries of k observations as 64-bit words (entry ``j`` is bit ``j % 64``
+    of word ``j // 64``), filled piece by piece at the table's offsets. Words are stored
+    word-major, so each piece is written with whole-column operations."""
 
     def __init__(self, k: int):
-        self.packed = np.zeros((k, _N_BYTES), np.uint8)
+        self.words = np.zeros((_N_WORDS, k), U64)
 
     def put(self, name: str, value: np.ndarray) -> None:
         """Piece ``name`` from ``value``: uint64, bit ``j`` = entry ``j`` of the piece."""
-        start = OFFSETS[name][0]
-        b = start // 8
-        shifted = np.ascontiguousarray(value, U64) << np.uint64(start % 8)
-        self.packed[:, b:b + 8] |= shifted.view(np.uint8).reshape(-1, 8)
+        start, size = OFFSETS[name]
+        w, shift = divmod(start, 64)
+        self.words[w] |= value << np.uint64(shift)
+        if shift + size > 64:
+            self.words[w + 1] |= value >> np.uint64(64 - shift)
 
     def flags(self, name: str, *columns) -> None:
         """A piece of flags, one bool column per entry."""
-        value = np.zeros(len(self.packed), U64)
-        for j, col in enumerate(columns):
-            value |= np.where(col, BIT[j], ZERO)
+        value = columns[0].astype(U64)
+        for j, col in enumerate(columns[1:], 1):
+            value |= col.astype(U64) << np.uint64(j)
         self.put(name, value)
 
     def one_hot(self, name: str, index: np.ndarray) -> None:
         self.put(name, BIT[index])
 
     def unpack(self, out: np.ndarray) -> None:
-        out[:, :_N_BITS] = np.unpackbits(self.packed, axis=1, count=_N_BITS, bitorder="little")
+        raw = np.ascontiguousarray(self.words.T).view(np.uint8)
+        out[:, :_N_BITS] = np.unpackbits(raw, axis=1, count=_N_BITS, bitorder="little")
 
 
 def _put(out: np.ndarray, name: str, *columns) -> None:
@@ -88,15 +91,21 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     o = 1 - p
     over = np.broadcast_to(np.asarray(over, bool), (k,))
     g = game
-    hand, upbits, covered, played = g.hand[idx], g.upbits[idx], g.covered[idx], g.played[idx]
-    discard, won = g.discard[idx], g.won[idx]
-    rows = np.arange(k)
+    mine, theirs = 2 * idx + p, 2 * idx + o  # flat indices into the (N, 2) arrays
+
+    def pair(a):
+        flat = a.reshape(-1)
+        return flat.take(mine), flat.take(theirs)
+
     phase, current, trump = g.phase[idx], g.current[idx], g.trump[idx]
     legal = np.where((current == p) & ~over, g.legal[idx], ZERO)
-    my_hand, my_up, opp_up = hand[rows, p], upbits[rows, p], upbits[rows, o]
-    my_cov, opp_cov = covered[rows, p], covered[rows, o]
-    my_played, opp_played = played[rows, p], played[rows, o]
-    my_discard = _cond_bit(discard[rows, p])
+    my_hand, opp_hand = pair(g.hand)
+    my_up, opp_up = pair(g.upbits)
+    my_cov, opp_cov = pair(g.covered)
+    my_played, opp_played = pair(g.played)
+    my_won, opp_won = pair(g.won)
+    my_disc, opp_disc = pair(g.discard)
+    my_discard = _cond_bit(my_disc)
     seen = my_hand | my_up | opp_up | my_played | opp_played | my_discard
     bits = _Bits(k)
     put = bits.put
@@ -109,8 +118,8 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     put("lead", _cond_bit(g.lead[idx]))
     put("my_played", my_played)
     put("opp_played", opp_played)
-    put("my_won", won[rows, p])
-    put("opp_won", won[rows, o])
+    put("my_won", my_won)
+    put("opp_won", opp_won)
     put("unseen", ALL_CARDS ^ seen)
     put("trumps", TRUMP_MASK_NP[trump])
     put("legal_cards", legal & ALL_CARDS)
@@ -122,22 +131,23 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     bits.flags("my_turn", current == p)
     bits.one_hot("trump_suit", np.where(trump >= 0, trump, 4))
     bits.one_hot("crack_level", g.level[idx])
-    rights = g.escalation_rights(idx)
-    bits.flags("may_escalate", rights[rows, p], rights[rows, o])
+    rights = g.escalation_rights(idx).reshape(-1)
+    rows2 = 2 * np.arange(k)
+    bits.flags("may_escalate", rights.take(rows2 + p), rights.take(rows2 + o))
     cracker = g.cracker[idx]
     bits.flags("cracker", cracker == p, cracker == o)
     bits.flags("roles", g.dealer[idx] == p, g.chooser[idx] == p, g.leader[idx] == p)
-    bits.flags("opp_discarded", discard[rows, o] >= 0)
+    bits.flags("opp_discarded", opp_disc >= 0)
     left = g.num_hands[idx] - g.hand_no[idx]
     bits.flags("tiebreak", (left <= 0) & (phase != OVER))
     out = np.empty((k, OBS_SIZE), np.float32)
     bits.unpack(out)
     # scaled numbers: computed in float64 and rounded once to float32, as the scalar one
-    tp, scores = g.trick_points[idx], g.scores[idx]
-    s, t = scores[rows, p], scores[rows, o]
-    _put(out, "trick_points", tp[rows, p] / float(TOTAL_POINTS), tp[rows, o] / float(TOTAL_POINTS))
+    my_tp, opp_tp = pair(g.trick_points)
+    s, t = pair(g.scores)
+    _put(out, "trick_points", my_tp / float(TOTAL_POINTS), opp_tp / float(TOTAL_POINTS))
     _put(out, "tricks_done", g.ntricks[idx] / float(TRICKS))
-    _put(out, "opp_hand_size", popcount(hand[rows, o]) / float(HAND_SIZE))
+    _put(out, "opp_hand_size", popcount(opp_hand) / float(HAND_SIZE))
     _put(out, "face_down", (popcount(my_cov) + my_pending) / float(PILES),
          (popcount(opp_cov) + opp_pending) / float(PILES))
     _put(out, "match_scores", s / (s + 8.0), t / (t + 8.0))

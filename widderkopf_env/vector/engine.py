@@ -168,19 +168,25 @@ class VecGame:
         is_play = phase == PLAY
         card = is_play & (a < TRUMP_ACTION)
         self._play(idx[card], a[card])
-        esc = is_play & (a == ESCALATE)
-        self._escalate_due(idx[esc])
-        ans = phase == ANSWER
-        self._answer(idx[ans], a[ans] == ESCALATE)
-        dis = phase == DISCARD
-        self._discard(idx[dis], a[dis])
-        tr = phase == TRUMP
-        j = idx[tr]
-        self.trump[j] = a[tr] - TRUMP_ACTION
-        self.phase[j], self.current[j] = DISCARD, 1 - self.dealer[j]
-        live = idx[self.phase[idx] != OVER]
-        self.compute_legal(live)
-        self.legal[idx[self.phase[idx] == OVER]] = ZERO
+        if not card.all():  # the rarer decisions: escalations, answers, discards, trumps
+            esc = is_play & (a == ESCALATE)
+            if esc.any():
+                self._escalate_due(idx[esc])
+            ans = phase == ANSWER
+            if ans.any():
+                self._answer(idx[ans], a[ans] == ESCALATE)
+            dis = phase == DISCARD
+            if dis.any():
+                self._discard(idx[dis], a[dis])
+            tr = phase == TRUMP
+            j = idx[tr]
+            self.trump[j] = a[tr] - TRUMP_ACTION
+            self.phase[j], self.current[j] = DISCARD, 1 - self.dealer[j]
+        over = self.phase[idx] == OVER
+        if over.any():
+            self.legal[idx[over]] = ZERO
+            idx = idx[~over]
+        self.compute_legal(idx)
 
     def _raise_level(self, idx, player) -> None:
         level = self.level[idx] + 1
@@ -211,6 +217,8 @@ class VecGame:
         self.current[k] = self.dealer[k]
 
     def _play(self, idx, card) -> None:
+        if not len(idx):
+            return
         p = self.current[idx]
         bit = BIT[card]
         in_hand = (self.hand[idx, p] & bit) != ZERO
@@ -229,7 +237,8 @@ class VecGame:
         j = idx[leading]
         self.lead[j], self.lead_pile[j], self.current[j] = card[leading], pile[leading], 1 - p[leading]
         second = ~leading
-        self._close_trick(idx[second], p[second], card[second], pile[second])
+        if second.any():
+            self._close_trick(idx[second], p[second], card[second], pile[second])
 
     def _close_trick(self, idx, p, card, pile) -> None:
         lead, leader = self.lead[idx], 1 - p
@@ -239,14 +248,16 @@ class VecGame:
         t = self.ntricks[idx]
         self.tricks[idx, t] = np.stack([leader, lead, card, winner], axis=1)
         self.ntricks[idx] = t + 1
-        lead_pile = self.lead_pile[idx]
-        self._turn_over(idx[lead_pile >= 0], lead_pile[lead_pile >= 0])
-        self._turn_over(idx[pile >= 0], pile[pile >= 0])
+        for piles in (self.lead_pile[idx], pile):
+            turn = piles >= 0
+            if turn.any():
+                self._turn_over(idx[turn], piles[turn])
         self.lead[idx] = self.lead_pile[idx] = -1
         done = t + 1 == TRICKS
-        self._finish_hand(idx[done])
-        more = ~done
-        self.current[idx[more]] = self.leader[idx[more]] = winner[more]
+        if done.any():
+            self._finish_hand(idx[done])
+            idx, winner = idx[~done], winner[~done]
+        self.current[idx] = self.leader[idx] = winner
 
     def _turn_over(self, idx, pile) -> None:
         card = self.down[idx, pile]
@@ -281,7 +292,8 @@ class VecGame:
         over = (self.hand_no[idx] >= self.num_hands[idx]) & (s[:, 0] != s[:, 1])
         j = idx[over]
         self.phase[j], self.current[j] = OVER, -1
-        self._start_hand(idx[~over])
+        if not over.all():
+            self._start_hand(idx[~over])
 
     # --- reading ---------------------------------------------------------------------------
 

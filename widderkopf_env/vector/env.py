@@ -152,19 +152,21 @@ class WidderkopfVectorEnv(VectorEnv):
         x0[ok] = self._ledger.settle(g, ok)
         if not self.self_play:
             x0 = x0 + self._play_opponents(ok)
-        penalty = self._penalty()
+        penalty = self._penalty() if bad.any() else None
         if self.self_play:
             seat_rewards = np.stack([x0, -x0], axis=1)
-            seat_rewards[bad] = 0.0
-            seat_rewards[bad, mover[bad]] = penalty[bad]
+            if penalty is not None:
+                seat_rewards[bad] = 0.0
+                seat_rewards[bad, mover[bad]] = penalty[bad]
             reward = seat_rewards[everyone, mover]
         else:
             reward = np.where(self.seat == 0, x0, -x0)
-            reward[bad] = penalty[bad]
+            if penalty is not None:
+                reward[bad] = penalty[bad]
         terminated = (g.phase == OVER) | bad
         truncated = np.zeros(n, bool)
         hand_over = g.res_count != counted
-        step_info = self._result_info(hand_over)
+        step_info = self._result_info(hand_over) if hand_over.any() else {}
         if bad.any():
             step_info["illegal_action"], step_info["_illegal_action"] = bad, bad
         if self.self_play:
