@@ -12,9 +12,9 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
-from widderkopf_env import Game  # noqa: E402
+from widderkopf_env import Game, Phase  # noqa: E402
 from widderkopf_env.cards import NUM_ACTIONS  # noqa: E402
-from widderkopf_env.observation import OBS_SIZE  # noqa: E402
+from widderkopf_env.observation import OBS_SIZE, piece  # noqa: E402
 from widderkopf_env.vector.sb3 import WidderkopfSB3VecEnv  # noqa: E402
 
 
@@ -36,7 +36,10 @@ def test_sb3_api_masks_terminal_observations_and_seeding():
         assert rewards.dtype == np.float32 and len(infos) == 8
         for i in np.flatnonzero(dones):
             ended += 1
-            assert infos[i]["terminal_observation"].shape == (OBS_SIZE,)
+            final = infos[i]["terminal_observation"]
+            assert final.shape == (OBS_SIZE,)
+            assert piece(final, "phase")[Phase.OVER] == 1  # the ended match, not the next
+            assert piece(obs[i], "phase")[Phase.OVER] == 0
             assert abs(rewards[i]) == infos[i]["value"] >= 1
         assert not any("terminal_observation" in infos[i] for i in np.flatnonzero(~dones))
     assert ended > 8
