@@ -12,6 +12,11 @@ and ``sparrow_mahjong`` run in the same process the way pgx's own examples run t
 drawn inside the jitted step, auto-reset; the time per game-step is comparable.
 
     python bench/vector.py [--sizes 1 64 1024 4096] [--seconds 2] [--repeats 3]
+    python bench/vector.py --ppo 20000 [--ppo-envs 16]
+
+``--ppo STEPS`` instead times sb3-contrib ``MaskablePPO`` (``MlpPolicy``, ``n_steps`` 128,
+one torch thread) learning for STEPS steps against the random opponent, on the native
+SB3 VecEnv and on ``DummyVecEnv`` over the single env, with the same number of envs.
 
 Each figure is the best of ``--repeats`` runs (the least disturbed by other processes);
 ``cpu us`` is the process CPU time per decision, which a loaded machine inflates less.
@@ -80,12 +85,45 @@ def pgx_env(name: str, n: int, seconds: float, seed: int = 0) -> tuple[float, fl
     return wall / (steps * n) * 1e6, cpu / (steps * n) * 1e6
 
 
+def ppo_steps_per_second(native: bool, n_envs: int, steps: int) -> float:
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import widderkopf_env  # noqa: F401  (registers Widderkopf-v0)
+    from widderkopf_env.vector.sb3 import WidderkopfSB3VecEnv
+
+    torch.set_num_threads(1)
+    if native:
+        env = WidderkopfSB3VecEnv(n_envs, opponent="random")
+    else:
+        env = DummyVecEnv([lambda: gymnasium.make("Widderkopf-v0", opponent="random",
+                                                  disable_env_checker=True)] * n_envs)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=1024, seed=0, device="cpu")
+    start = time.perf_counter()
+    model.learn(steps)
+    return model.num_timesteps / (time.perf_counter() - start)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
+                        help="time MaskablePPO instead (native VecEnv vs DummyVecEnv)")
+    parser.add_argument("--ppo-envs", type=int, default=16)
     args = parser.parse_args(argv)
+    if args.ppo < 0 or args.ppo_envs < 1:
+        parser.error("--ppo must be >= 0 and --ppo-envs >= 1")
+    if args.ppo:
+        for native in (True, False):
+            rate = ppo_steps_per_second(native, args.ppo_envs, args.ppo)
+            label = "native SB3 VecEnv" if native else "DummyVecEnv (single env)"
+            print(f"MaskablePPO, {args.ppo_envs} envs, {label:26} {rate:>9,.0f} steps/s",
+                  flush=True)
+        return
     if any(n < 1 for n in args.sizes) or args.seconds <= 0 or args.repeats < 1:
         parser.error("sizes and --repeats must be >= 1, --seconds > 0")
     try:

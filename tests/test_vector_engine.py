@@ -168,3 +168,22 @@ def test_random_deals_partition_the_deck():
     order = np.arange(36)[None].repeat(2, 0)
     h, u, d = layout(order)
     assert list(u[0]) == [8, 9, 10, 11, 12, 26, 27, 28, 29, 30]
+
+
+def test_120_points_is_schneider_not_schwarz():
+    """Deal S with 7C and 8C swapped: player_0 discards the Spitzer (7C) into player_1's
+    pile, then takes every trick: 120 to 1, Schneider and not Schwarz (R5, R19)."""
+    spec = {"player_0": dict(S["player_0"]), "player_1": S["player_1"]}
+    spec["player_0"]["hand"] = [c if c != "8C" else "7C" for c in S["player_0"]["hand"]]
+    spec["player_0"]["down"] = [c if c != "7C" else "8C" for c in S["player_0"]["down"]]
+    games = [Game.from_deal(spec, dealer=1)]
+    vg = batch_of(games)
+    step_all(vg, games, [0], [36])
+    step_all(vg, games, [0], [7])  # 7C
+    step_all(vg, games, [0], [17])  # 6S
+    while not games[0].is_over:
+        step_all(vg, games, [0], [games[0].legal_actions()[0]])
+    assert_same(vg, games, [0])
+    r = GameRow(vg, 0).results[0]
+    assert r.card_points == (120, 1) and r.spitzer == 1
+    assert r.schneider and not r.schwarz and r.value == 2

@@ -221,8 +221,11 @@ class VecGame:
             return
         p = self.current[idx]
         bit = BIT[card]
-        in_hand = (self.hand[idx, p] & bit) != ZERO
-        self.hand[idx, p] ^= np.where(in_hand, bit, ZERO)
+        mine = 2 * idx + p  # flat indices into the (N, 2) arrays: faster than [idx, p]
+        hand = self.hand.reshape(-1)
+        held = hand[mine]
+        in_hand = (held & bit) != ZERO
+        hand[mine] = held ^ np.where(in_hand, bit, ZERO)
         pile = np.full(len(idx), -1, np.int64)
         j, pj, cj = idx[~in_hand], p[~in_hand], card[~in_hand]
         if len(j):  # a face-up card from pile i (R13); what lies under it turns over later
@@ -232,7 +235,8 @@ class VecGame:
             has_down = self.down[j, i] >= 0
             self.covered[j, pj] &= np.where(has_down, ~BIT[cj], ~ZERO)
             pile[~in_hand] = np.where(has_down, i, -1)
-        self.played[idx, p] |= bit
+        played = self.played.reshape(-1)
+        played[mine] |= bit
         leading = self.lead[idx] < 0
         j = idx[leading]
         self.lead[j], self.lead_pile[j], self.current[j] = card[leading], pile[leading], 1 - p[leading]
