@@ -267,3 +267,18 @@ def test_bad_arguments_are_rejected():
         env.reset(options={"deal": None})
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, np.int64))
+
+
+def test_later_episodes_get_new_deals():
+    """Only the first episode after reset(seed=s) replays Game.new(seed=s + i); the next
+    ones are dealt afresh from the generator."""
+    env = WidderkopfVectorEnv(4, opponent="self")
+    obs, info = env.reset(seed=21)
+    first = env.game.down.copy()
+    fresh = np.zeros(4, bool)
+    rng = np.random.default_rng(0)
+    while not fresh.all():
+        obs, reward, term, _, info = env.step(sample(rng, info["action_mask"]))
+        for i in np.flatnonzero(term):
+            assert env.game.down[i].tolist() != first[i].tolist()
+            fresh[i] = True
