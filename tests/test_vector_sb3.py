@@ -66,3 +66,46 @@ def test_maskable_ppo_learns_a_few_thousand_steps(one_torch_thread):
     model.learn(2 * 32 * 64)  # two rollouts of 2048 steps, two updates
     assert model.num_timesteps == 2 * 32 * 64
     assert len(model.ep_info_buffer) > 50  # whole episodes went through VecMonitor
+
+
+def test_widderkopf_train_runs_on_the_native_vec_env(tmp_path, one_torch_thread):
+    from widderkopf_env.train.train_ppo import main
+
+    out = tmp_path / "run"
+    summary = main(["--total-steps", "1024", "--n-envs", "8", "--vec-env", "native",
+                    "--opponent", "random", "--out", str(out), "--net-arch", "32",
+                    "--n-steps", "64", "--batch-size", "256", "--n-epochs", "1",
+                    "--eval-every", "0", "--final-eval-pairs", "4", "--eval-workers", "1",
+                    "--checkpoint-every", "0", "--crack-after", "512", "--no-progress-bar",
+                    "--quiet"])
+    assert summary["steps"] == 1024 and (out / "final_model.zip").is_file()
+
+
+def test_native_training_env_scales_rewards_and_masks_escalation():
+    from widderkopf_env.cards import ESCALATE
+    from widderkopf_env.train.native import NativeTrainingVecEnv
+    from widderkopf_env.train.train_ppo import parse_config
+
+    cfg = parse_config(["--n-envs", "4", "--vec-env", "native", "--opponent", "random",
+                        "--reward-scale", "0.5", "--no-reward-shaping"])
+    env = NativeTrainingVecEnv(cfg, seed=3)
+    env.reset()
+    env.env_method("set_escalation", False)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(200):
+        masks = get_action_masks(env)
+        assert not masks[:, ESCALATE].any() and masks.any(axis=1).all()
+        _, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(1))
+        for i in np.flatnonzero(dones):
+            ended += 1
+            assert infos[i]["opponent"] == "random"
+            assert rewards[i] == 0.5 * infos[i]["game_points"] != 0
+    assert ended > 4
+    seconds, steps = env.env_method("env_timing")[0]
+    assert seconds > 0 and steps == 200
+    with pytest.raises(SystemExit) as err:  # a usage error, exit status 2
+        parse_config(["--vec-env", "native", "--self-play"])
+    assert err.value.code == 2
+    with pytest.raises(ValueError, match="self-play"):
+        NativeTrainingVecEnv({**cfg, "self_play": True}, seed=0)

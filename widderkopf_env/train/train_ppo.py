@@ -87,10 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     a("--seed", type=int, default=0, help="seeds the model, the envs and the evaluation deals")
     g = p.add_argument_group("environment")
     g.add_argument("--n-envs", type=int, default=16, help="envs stepped in lockstep")
-    g.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
+    g.add_argument("--vec-env", choices=("dummy", "subproc", "native"), default="dummy",
                    help="dummy: all envs in this process (DummyVecEnv; fastest here, as the "
                         "env takes only ~16%% of the time: see bench/train.py); subproc: one "
-                        "process per env (SubprocVecEnv)")
+                        "process per env (SubprocVecEnv); native: all envs in one batched "
+                        "engine (fixed --opponent only; faster from ~100+ envs)")
     g.add_argument("--opponent", default="heuristic", help="fixed opponent (load_agent spec)")
     g.add_argument("--reward-shaping", action=argparse.BooleanOptionalAction, default=True,
                    help="the env's dense card-point shaping (+-(card point diff)/121 per hand)")
@@ -162,6 +163,9 @@ def parse_config(argv) -> dict:
         cfg["n_steps"] = max(32, 8192 // max(1, args.n_envs))
     if args.self_play and args.p_heuristic + args.p_random > 1:
         parser.error("--p-heuristic + --p-random must be at most 1")
+    if args.vec_env == "native" and (args.self_play or args.warmup_random):  # train/native.py
+        parser.error("--vec-env native plays one fixed --opponent: it does not take "
+                     "--self-play or --warmup-random")
     if args.resume:
         saved = args.out / "config.json"
         if not saved.exists():
@@ -215,6 +219,10 @@ def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
 def make_vec_env(cfg: dict, seed: int, steps: int = 0):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg["vec_env"] == "native":  # the batched engine (widderkopf_env/train/native.py)
+        from .native import NativeTrainingVecEnv
+
+        return NativeTrainingVecEnv(cfg, seed)
     fns = [make_env(cfg, i, seed, steps) for i in range(cfg["n_envs"])]
     if cfg["vec_env"] == "subproc" and len(fns) > 1:
         return SubprocVecEnv(fns, start_method="fork")

@@ -60,6 +60,9 @@ class WidderkopfSB3VecEnv(VecEnv):
                 entry = infos[i]
                 entry["terminal_observation"] = final_obs[i]
                 entry["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+                for key in ("seat", "player"):  # whose episode it was (opponent / self-play)
+                    if key in final_info:
+                        entry[key] = int(final_info[key][i])
                 for key in _RESULT_KEYS:
                     if final_info.get("_" + key, dones)[i] and key in final_info:
                         entry[key] = final_info[key][i]
@@ -83,7 +86,7 @@ class WidderkopfSB3VecEnv(VecEnv):
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         indices = list(self._get_indices(indices))
         if method_name == "action_masks":
-            masks = self.venv.action_masks()
+            masks = self.action_masks()
             return [masks[i] for i in indices]
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in indices]
