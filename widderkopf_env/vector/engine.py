@@ -17,9 +17,9 @@ The latest finished hand of each game is in the ``res_*`` arrays (the
 :class:`~widderkopf_env.rules.HandResult` fields; ``res_count`` hands finished so far).
 
 Every method takes ``idx``, an int64 array of distinct game indices, and works on those
-games only, with whole-array numpy operations (no Python loop over games). Actions are
-not checked here beyond an assertion-free fast path: :meth:`illegal` says which are not
-legal, and callers reject those before :meth:`apply`. The deals come from a
+games only, with whole-array numpy operations (no Python loop over games). :meth:`apply`
+does not check legality (that would cost a pass per step): :meth:`illegal` says which
+actions are not legal, and callers reject those first, as the vector env does. The deals come from a
 ``deal_source(idx, hand_no) -> (hand (k, 2) uint64, up (k, 10), down (k, 10))`` given at
 construction, so a match's later hands (R20 included) are dealt as they start.
 """
@@ -51,6 +51,7 @@ from .tables import (
     TRUMP_BITS,
     U64,
     ZERO,
+    unpack_bits,
 )
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
@@ -308,7 +309,5 @@ class VecGame:
 
     def mask(self, idx=None) -> np.ndarray:
         """(k, 42) int8 legal-action masks of games ``idx`` (default all)."""
-        from .tables import unpack_bits
-
         legal = self.legal if idx is None else self.legal[idx]
         return unpack_bits(legal, NUM_ACTIONS).view(np.int8)
