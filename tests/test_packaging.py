@@ -106,6 +106,7 @@ def test_subpackages_are_mapped(wheel: BuiltWheel) -> None:
     assert "widderkopf_env/__init__.py" in wheel.names
     assert "widderkopf_env/agents/__init__.py" in wheel.names
     assert "widderkopf_env/train/__init__.py" in wheel.names
+    assert "widderkopf_env/vector/__init__.py" in wheel.names
     assert "widderkopf_env/agents/ppo_policy.npz" in wheel.names  # the shipped policy
 
 

@@ -61,7 +61,8 @@ def _register() -> None:
     import pettingzoo
 
     if "Widderkopf-v0" not in gymnasium.registry:
-        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv")
+        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv",
+                           vector_entry_point="widderkopf_env.vector.env:WidderkopfVectorEnv")
     aec = getattr(pettingzoo, "aec_registry", None)  # PettingZoo >= 1.27
     if aec is not None and "Widderkopf-v0" not in aec:
         pettingzoo.register("aec", "Widderkopf-v0", entry_point="widderkopf_env.aec_env:env")

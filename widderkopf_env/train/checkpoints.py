@@ -30,6 +30,7 @@ import io
 import json
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -301,3 +302,22 @@ def remove_stale_temporaries(directory: Path) -> None:
         for p in directory.glob(".*.tmp"):
             with contextlib.suppress(OSError):
                 p.unlink()
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`: ``steps`` learned so far, ``checkpoint`` the step of
+    the newest complete checkpoint in ``out`` (None: none yet). A ``KeyboardInterrupt``,
+    so code that catches those still does."""
+
+    def __init__(self, steps: int, checkpoint: int | None, out: str):
+        super().__init__(steps, checkpoint, out)
+        self.steps, self.checkpoint, self.out = steps, checkpoint, out
+
+    def __str__(self) -> str:
+        resume = f"widderkopf-train --out {shlex.quote(self.out)} --resume"
+        if self.checkpoint is None:
+            return (f"stopped at step {self.steps:,}, before the first checkpoint; "
+                    f"{resume} starts the run afresh")
+        back = "" if self.checkpoint == self.steps else (
+            f" (it goes on from the checkpoint at step {self.checkpoint:,})")
+        return f"stopped at step {self.steps:,}; resume with: {resume}{back}"

@@ -58,7 +58,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -75,6 +74,8 @@ from widderkopf_env.agents.cli_args import (
     require_train_extra,
     run_cli,
 )
+
+from .checkpoints import TrainingInterrupted
 
 POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
 
@@ -109,10 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
       help="seeds the model, the envs and the evaluation deals")
     g = p.add_argument_group("environment")
     g.add_argument("--n-envs", type=POSITIVE, default=16, help="envs stepped in lockstep")
-    g.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
+    g.add_argument("--vec-env", choices=("dummy", "subproc", "native"), default="dummy",
                    help="dummy: all envs in this process (DummyVecEnv; fastest here, as the "
                         "env takes only ~16%% of the time: see bench/train.py); subproc: one "
-                        "process per env (SubprocVecEnv)")
+                        "process per env (SubprocVecEnv); native: all envs in one batched "
+                        "engine (fixed --opponent only; faster from ~100+ envs)")
     g.add_argument("--opponent", default="heuristic", type=agent_spec,
                    help=agent_help("fixed opponent"))
     g.add_argument("--reward-shaping", action=argparse.BooleanOptionalAction, default=True,
@@ -211,6 +213,9 @@ def _config(parser: argparse.ArgumentParser, argv) -> dict:
                          f"advantages over each rollout), got {cfg['n_steps']} x {args.n_envs}")
     if args.self_play and args.p_heuristic + args.p_random > 1:
         raise UsageError("--p-heuristic + --p-random must be at most 1")
+    if args.vec_env == "native" and (args.self_play or args.warmup_random):  # train/native.py
+        raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
+                         "--self-play or --warmup-random")
     _check_out(args.out)
     if args.resume:
         saved = args.out / "config.json"
@@ -281,6 +286,10 @@ def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
 def make_vec_env(cfg: dict, seed: int, steps: int = 0):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg["vec_env"] == "native":  # the batched engine (widderkopf_env/train/native.py)
+        from .native import NativeTrainingVecEnv
+
+        return NativeTrainingVecEnv(cfg, seed)
     fns = [make_env(cfg, i, seed, steps) for i in range(cfg["n_envs"])]
     if cfg["vec_env"] == "subproc" and len(fns) > 1:
         return SubprocVecEnv(fns, start_method="fork")
@@ -312,25 +321,6 @@ def new_model(cfg: dict, env):
         max_grad_norm=cfg["max_grad_norm"], policy_kwargs=policy_kwargs,
         tensorboard_log=str(Path(cfg["out"]) / "tb"), seed=cfg["seed"], device="cpu",
         verbose=0)
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during :func:`train`: ``steps`` learned so far, ``checkpoint`` the step of
-    the newest complete checkpoint in ``out`` (None: none yet). A ``KeyboardInterrupt``,
-    so code that catches those still does."""
-
-    def __init__(self, steps: int, checkpoint: int | None, out: str):
-        super().__init__(steps, checkpoint, out)
-        self.steps, self.checkpoint, self.out = steps, checkpoint, out
-
-    def __str__(self) -> str:
-        resume = f"widderkopf-train --out {shlex.quote(self.out)} --resume"
-        if self.checkpoint is None:
-            return (f"stopped at step {self.steps:,}, before the first checkpoint; "
-                    f"{resume} starts the run afresh")
-        back = "" if self.checkpoint == self.steps else (
-            f" (it goes on from the checkpoint at step {self.checkpoint:,})")
-        return f"stopped at step {self.steps:,}; resume with: {resume}{back}"
 
 
 def main(argv=None) -> int:

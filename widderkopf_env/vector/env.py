@@ -1,0 +1,320 @@
+"""``WidderkopfVectorEnv``: N Widderkopf games as one ``gymnasium.vector.VectorEnv``.
+
+``gymnasium.make_vec("Widderkopf-v0", num_envs=N, **kwargs)`` returns it (it is the
+``vector_entry_point`` of ``Widderkopf-v0``). All N games live in one
+:class:`~widderkopf_env.vector.engine.VecGame` and are stepped with numpy operations.
+
+Spaces: observations ``Box(0, 1, (N, 540), float32)``, the scalar encoder's vector per
+game; actions ``MultiDiscrete([42] * N)``, the engine's action ids.
+
+Masks: ``info["action_mask"]`` (N, 42) int8, at reset and after every step, the legal
+actions for the observation it comes with (never all zeros); :meth:`action_masks`
+returns the same array (for sb3-contrib's ``MaskablePPO``).
+
+Autoreset: same-step (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``). When
+sub-env ``i`` ends, the step returns the first observation of its next episode; the last
+observation of the ended one is ``info["final_obs"][i]`` (an object array, None for the
+others, as gymnasium's ``SyncVectorEnv`` builds it) and its info is
+``info["final_info"]`` (a dict of arrays; ``info["_final_obs"]`` and
+``info["_final_info"]`` mark the ended sub-envs).
+
+Opponents (``opponent=``): ``"self"`` (self-play, below), ``"random"`` (vectorised), a
+policy function ``f(obs, mask) -> actions`` (batched), or an agent name / object (one
+game at a time, slower); see :mod:`widderkopf_env.vector.opponents`. With an opponent,
+the learner plays ``seat`` (0, 1 or ``"random"``, drawn per episode, ``info["seat"]``),
+the opponent's moves are played inside ``reset`` and ``step``, and rewards are those of
+the single env :class:`~widderkopf_env.gym_env.WidderkopfEnv`: the learner's game
+points (and shaping) from its move and the opponent's replies.
+
+Self-play (``opponent="self"``): every decision of both seats is returned. The
+observation of sub-env ``i`` is from the view of the player to act, ``info["player"][i]``
+(0 or 1). ``reward[i]`` is what the move just made earned *the player who made it*: the
+game points of a hand it ended (``+value`` or ``-value``) and with
+``reward_shaping=True`` the shaping of the single env. ``info["rewards"]`` (N, 2) holds
+that step's reward of each seat (zero-sum: player_0 gets ``x``, player_1 ``-x``, as the
+AEC env's ``rewards``); summed over an episode, column ``p`` is player ``p``'s own game
+points, ``Game.returns()[p]`` (plus shaping). A learner playing both seats should credit
+each seat's transitions from that column: the mover's ``reward`` alone misses the points
+a seat loses on the other seat's moves.
+
+Hand results: when a hand ends, the :class:`~widderkopf_env.rules.HandResult` fields
+(``winner``, ``value``, ``card_points``, ``scores``, ...) are in ``info`` with the usual
+``_name`` masks (in ``info["final_info"]`` for the hand that ended an episode).
+
+Seeding: ``reset(seed=s)`` deals sub-env ``i`` the match of ``Game.new(seed=s + i,
+num_hands=num_hands)`` (every hand of it); later episodes are dealt from a generator
+seeded with ``s``, which also draws seats and drives the random opponent. Same seed and
+actions, same batch trajectory. ``seed`` may also be a list of N ints (sub-env ``i``
+gets ``Game.new(seed=seed[i])``).
+
+Illegal actions: ``illegal_action="terminate"`` (default, as the single env) ends the
+offending sub-envs with ``illegal_reward`` (default: the largest loss still possible,
+as the single env) and ``info["illegal_action"]``; ``"raise"`` raises
+:class:`~widderkopf_env.rules.IllegalActionError` naming the sub-env, the action and its
+legal actions, and leaves the whole batch unchanged. Actions that are not integers or
+lie outside 0..41 always raise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+from gymnasium import error, spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..cards import MAX_HAND_VALUE, NUM_ACTIONS, action_name
+from ..episode import Settings
+from ..observation import OBS_SIZE
+from ..rules import HandResult, IllegalActionError, Phase, parse_player
+from .deals import DealSource
+from .encode import encode
+from .engine import OVER, VecGame
+from .ledger import VecRewardLedger
+from .opponents import make_opponent
+
+_RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+
+
+class WidderkopfVectorEnv(VectorEnv):
+    """N Widderkopf games stepped together; see the module documentation."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, opponent="heuristic", seat="random",
+                 num_hands: int = 1, reward_shaping: bool = False,
+                 illegal_action: str = "terminate", illegal_reward: float | None = None,
+                 render_mode: str | None = None):
+        settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError("WidderkopfVectorEnv does not render; use render_mode=None "
+                             "(render single games with widderkopf_env.render)")
+        n = self.num_envs = int(num_envs)
+        self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
+        self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
+        self.render_mode = None
+        self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self._deals = DealSource(n)
+        self.game = VecGame(n, self._deals)
+        self._seed_rngs(None)
+        self.self_play = isinstance(opponent, str) and opponent == "self"
+        self.opponent = make_opponent(opponent, n, self._opp_rng)
+        if self.self_play and seat != "random":
+            raise ValueError("seat has no meaning with opponent='self' (both seats play)")
+        self._seat_spec = seat if seat == "random" else parse_player(seat)
+        self.seat = np.zeros(n, np.int64)
+        self._ledger = VecRewardLedger(n, reward_shaping)
+        self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
+        self._started = False
+
+    # --- gymnasium API ---------------------------------------------------------------------
+
+    def reset(self, *, seed=None, options=None):
+        """Start a new episode in every sub-env; see the module documentation (seeding).
+
+        ``options`` are not supported (per-game deals: use the engine, ``VecGame``)."""
+        self._check_open()
+        if options is not None:
+            raise ValueError("WidderkopfVectorEnv.reset takes no options (got "
+                             f"{options!r}); deal chosen games with widderkopf_env.Game")
+        everyone = self.game.all
+        if seed is not None:
+            seeds = self._seeds(seed)
+            self._seed_rngs(seeds[0] if isinstance(seed, (int, np.integer)) else seeds)
+            self._deals.seed(everyone, seeds)
+        self._start(everyone)
+        self._started = True
+        obs, info = self._observe()
+        return obs, info
+
+    def step(self, actions):
+        self._check_open()
+        if not self._started:
+            raise RuntimeError("reset() must be called before step()")
+        actions = self._check_actions(actions)
+        g, n = self.game, self.num_envs
+        everyone = g.all
+        bad = g.illegal(everyone, actions)
+        if bad.any() and self.illegal_action == "raise":
+            self._raise_illegal(int(np.flatnonzero(bad)[0]), actions)
+        counted = g.res_count.copy()
+        mover = g.current.copy()
+        ok = everyone[~bad]
+        g.apply(ok, actions[ok])
+        x0 = np.zeros(n)
+        x0[ok] = self._ledger.settle(g, ok)
+        if not self.self_play:
+            x0 = x0 + self._play_opponents(ok)
+        penalty = self._penalty() if bad.any() else None
+        if self.self_play:
+            seat_rewards = np.stack([x0, -x0], axis=1)
+            if penalty is not None:
+                seat_rewards[bad] = 0.0
+                seat_rewards[bad, mover[bad]] = penalty[bad]
+            reward = seat_rewards[everyone, mover]
+        else:
+            reward = np.where(self.seat == 0, x0, -x0)
+            if penalty is not None:
+                reward[bad] = penalty[bad]
+        terminated = (g.phase == OVER) | bad
+        truncated = np.zeros(n, bool)
+        hand_over = g.res_count != counted
+        step_info = self._result_info(hand_over) if hand_over.any() else {}
+        if bad.any():
+            step_info["illegal_action"], step_info["_illegal_action"] = bad, bad
+        if self.self_play:
+            step_info["rewards"] = seat_rewards
+        ended = everyone[terminated]
+        final = None
+        if len(ended):
+            viewer = mover if self.self_play else self.seat
+            final_obs, _ = encode(g, ended, viewer[ended], True)
+            final = self._final(ended, final_obs, step_info, viewer)
+            self._deals.unseed(ended)
+            self._start(ended)
+        obs, info = self._observe()
+        for key, value in step_info.items():  # this step's facts of the going-on episodes
+            if key.startswith("_"):
+                info[key] = value & ~terminated
+            else:
+                info[key] = value
+        if final is not None:
+            info.update(final)
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the current observations: (N, 42) int8, 1 = legal."""
+        return self._mask.copy()
+
+    def close_extras(self, **kwargs) -> None:
+        self.game = None
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise error.ClosedEnvironmentError("the vector env is closed")
+
+    def _seed_rngs(self, entropy) -> None:
+        """Two generators from one seed: deals and seats (``np_random``), and the
+        opponent, so that the deals do not depend on what the opponent draws."""
+        deal_seq, opp_seq = np.random.SeedSequence(entropy).spawn(2)
+        self._rng, self._opp_rng = np.random.default_rng(deal_seq), np.random.default_rng(opp_seq)
+        self._np_random, self._np_random_seed = self._rng, entropy
+        self._deals.rng = self._rng
+
+    def _seeds(self, seed) -> list[int]:
+        n = self.num_envs
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+            return [int(seed) + i for i in range(n)]
+        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n and all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seed):
+            if all(s >= 0 for s in seed):
+                return [int(s) for s in seed]
+        raise ValueError(f"seed must be None, a non-negative int or a list of {n} such ints, "
+                         f"got {seed!r}")
+
+    def _check_actions(self, actions) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be {self.num_envs} integer action ids (shape "
+                f"({self.num_envs},)), got an array of shape {a.shape} and dtype {a.dtype}")
+        out = (a < 0) | (a >= NUM_ACTIONS)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            err = IllegalActionError(f"sub-env {i}: action {int(a[i])} is out of range "
+                                     f"0..{NUM_ACTIONS - 1}", int(a[i]))
+            err.sub_env = i
+            raise err
+        return a.astype(np.int64)
+
+    def _raise_illegal(self, i: int, actions) -> None:
+        g, a = self.game, int(actions[i])
+        legal = g.legal_actions(i)
+        names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
+        err = IllegalActionError(
+            f"sub-env {i}: illegal action {a} ({action_name(a)}) for player "
+            f"{int(g.current[i])} in phase {Phase(int(g.phase[i])).name}; legal: {names}; "
+            "the batch is unchanged", a, Phase(int(g.phase[i])), legal)
+        err.sub_env = i
+        raise err
+
+    def _penalty(self) -> np.ndarray:
+        """The reward of an illegal action per sub-env (the single env's rule)."""
+        if self.illegal_reward is not None:
+            return np.full(self.num_envs, float(self.illegal_reward))
+        left = np.maximum(self.game.num_hands - self.game.hand_no, 1)
+        return -((MAX_HAND_VALUE + (2 if self.reward_shaping else 0)) * left).astype(float)
+
+    def _start(self, idx) -> None:
+        """New matches in sub-envs ``idx`` (deals, seats, opponents' first moves)."""
+        self.game.new_matches(idx, self._deals.first_dealers(idx), self.num_hands)
+        self._ledger.restart(idx)
+        if self.self_play:
+            return
+        if self._seat_spec == "random":
+            self.seat[idx] = self._rng.integers(0, 2, len(idx))
+        else:
+            self.seat[idx] = self._seat_spec
+        self.opponent.reset(idx, self._opp_rng)
+        self._play_opponents(idx)
+
+    def _play_opponents(self, idx) -> np.ndarray:
+        """Play the opponent in games ``idx`` until the learner is to act or the match is
+        over; player_0's rewards from those moves (N,), summed in move order."""
+        g = self.game
+        x = np.zeros(self.num_envs)
+        while True:
+            todo = idx[g.current[idx] == 1 - self.seat[idx]]
+            if not len(todo):
+                return x
+            acts = self.opponent.actions(g, todo, 1 - self.seat[todo])
+            wrong = g.illegal(todo, np.clip(acts, 0, NUM_ACTIONS - 1)) | (acts < 0) \
+                | (acts >= NUM_ACTIONS)
+            if wrong.any():
+                r = int(np.flatnonzero(wrong)[0])
+                raise RuntimeError(f"the opponent chose the illegal action {int(acts[r])} in "
+                                   f"sub-env {int(todo[r])}; legal: "
+                                   f"{g.legal_actions(int(todo[r]))}")
+            g.apply(todo, acts)
+            x[todo] += self._ledger.settle(g, todo)
+
+    def _observe(self):
+        g = self.game
+        viewer = np.maximum(g.current, 0) if self.self_play else self.seat
+        obs, self._mask = encode(g, g.all, viewer)
+        info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
+        key = "player" if self.self_play else "seat"
+        info[key], info["_" + key] = viewer.copy(), info["_action_mask"]
+        return obs, info
+
+    def _result_info(self, hand_over) -> dict:
+        g, info = self.game, {}
+        for name in _RESULT_FIELDS:
+            source = "res_hand" if name == "hand" else "res_" + name
+            info[name], info["_" + name] = getattr(g, source).copy(), hand_over
+        return info
+
+    def _final(self, ended, final_obs, step_info, viewer) -> dict:
+        n = self.num_envs
+        mark = np.zeros(n, bool)
+        mark[ended] = True
+        obs = np.full(n, None, dtype=object)
+        for r, i in enumerate(ended):
+            obs[i] = final_obs[r]
+        final_info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8),
+                      "_action_mask": mark}
+        key = "player" if self.self_play else "seat"
+        final_info[key], final_info["_" + key] = viewer.copy(), mark
+        for key, value in step_info.items():
+            final_info[key] = value & mark if key.startswith("_") else value
+        return {"final_obs": obs, "_final_obs": mark, "final_info": final_info,
+                "_final_info": mark}

@@ -1,0 +1,70 @@
+"""The rule tables of :mod:`widderkopf_env.cards` as numpy arrays (built at import).
+
+Nothing here is rule knowledge of its own: every array is a conversion of a table or a
+function of ``cards.py``, so the batched engine and the scalar engine cannot disagree on
+what beats what, what follows what, or what a hand is worth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import (
+    BEATS,
+    ESCALATE,
+    FOLLOW,
+    MAX_LEVEL,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PASS,
+    POINTS,
+    SPITZER,
+    TOTAL_POINTS,
+    TRUMP_ACTION,
+    TRUMP_MASK,
+    hand_value,
+)
+
+U64 = np.dtype("<u8")  # little-endian: byte k of a value holds bits 8k..8k+7
+ZERO = np.uint64(0)
+#: ``BIT[i]`` is ``1 << i`` as uint64 (i < 64): card and action bits by look-up.
+BIT = np.array([1 << i for i in range(64)], dtype=U64)
+#: All 36 card bits.
+ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
+#: ``FOLLOW_NP[t, c]``: the cards that follow a lead of ``c`` under trump ``t`` (R15).
+FOLLOW_NP = np.array(FOLLOW, dtype=U64)
+#: ``BEATS_NP[t, led, other]``: True when ``other``, played second, wins the trick (R16).
+BEATS_NP = np.array([np.frombuffer(b, np.uint8).reshape(NUM_CARDS, NUM_CARDS) for b in BEATS],
+                    dtype=bool)
+#: Card points by card id (R4); index -1 (no card) must not be used.
+POINTS_NP = np.array(POINTS, dtype=np.int64)
+#: The Spitzer card by trump suit (R5).
+SPITZER_NP = np.array(SPITZER, dtype=np.int64)
+#: The 15 trumps by trump suit (R2), and a fifth entry 0 for "not named yet" (index -1).
+TRUMP_MASK_NP = np.array(list(TRUMP_MASK) + [0], dtype=U64)
+#: ``HAND_VALUE[level, points]``: game points of a hand won with ``points`` (R19).
+HAND_VALUE = np.array([[hand_value(lv, p) for p in range(TOTAL_POINTS + 1)]
+                       for lv in range(MAX_LEVEL + 1)], dtype=np.int64)
+#: Action bits: escalate; escalate or pass (answering); the four trump namings.
+ESC_BIT = BIT[ESCALATE]
+ANSWER_BITS = BIT[ESCALATE] | BIT[PASS]
+TRUMP_BITS = np.bitwise_or.reduce(BIT[TRUMP_ACTION:TRUMP_ACTION + 4])
+MASK_BYTES = (NUM_ACTIONS + 7) // 8
+
+
+def popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each uint64 (numpy >= 2.0 has a ufunc for it)."""
+    return np.bitwise_count(x).astype(np.int64)
+
+
+def unpack_bits(x: np.ndarray, width: int) -> np.ndarray:
+    """The low ``width`` bits of each uint64 in ``x`` (any shape ``S``) as uint8 0/1 of
+    shape ``S + (width,)``, least significant first."""
+    x = np.ascontiguousarray(x, dtype=U64)
+    raw = x.view(np.uint8).reshape(x.shape + (8,))
+    return np.unpackbits(raw, axis=-1, count=width, bitorder="little")
+
+
+def bits_of(cards: np.ndarray) -> np.ndarray:
+    """The set of card ids along the last axis of ``cards`` (each >= 0) as uint64."""
+    return np.bitwise_or.reduce(BIT[cards], axis=-1)
