@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
-	$(VENV)/bin/pip install -e ".[train,dev]"
+	$(VENV)/bin/pip install -e ".[train,dev,rllib]"
 	touch $@
 
 test: $(STAMP)

@@ -7,6 +7,8 @@ Every agent follows the :class:`Agent` protocol (``act(view) -> action id``, opt
 
 from __future__ import annotations
 
+import os
+
 from .base import Agent, RandomAgent, reset_agent
 from .heuristic import HeuristicAgent
 from .pimc import PIMCAgent
@@ -31,6 +33,8 @@ def load_agent(spec, seed: int | None = None):
     - a registered name (see :data:`AGENTS`): ``"random"``, ``"heuristic"``, ...;
     - a path to a saved sb3-contrib MaskablePPO model (``.zip``): a deterministic
       :class:`~.policy.MaskablePPOAgent` (needs the ``[train]`` extra);
+    - a checkpoint directory of ``widderkopf-train-rllib``: its ``main`` policy as a
+      deterministic :class:`~widderkopf_env.rllib.agent.RLlibAgent` (the ``[rllib]`` extra);
     - anything that is not a string is returned as it is (an agent object).
 
     ``seed`` seeds stochastic agents. Raises ``ValueError`` for an unknown spec.
@@ -44,6 +48,11 @@ def load_agent(spec, seed: int | None = None):
         from .policy import MaskablePPOAgent
 
         return MaskablePPOAgent(spec, seed=seed)
+    if os.path.isdir(spec):  # an RLlib checkpoint (widderkopf_env.rllib, the [rllib] extra)
+        from widderkopf_env.rllib.agent import RLlibAgent
+
+        return RLlibAgent(spec, seed=seed)
     known = ", ".join(repr(k) for k in AGENTS)
     raise ValueError(
-        f"unknown agent {spec!r}; known names: {known}, or a path to a MaskablePPO .zip model")
+        f"unknown agent {spec!r}; known names: {known}, or a path to a MaskablePPO .zip model "
+        "or an RLlib checkpoint directory")
