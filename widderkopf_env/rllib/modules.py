@@ -124,7 +124,7 @@ class HeuristicRLModule(RLModule):
 
     def _forward(self, batch, **kwargs):
         obs = batch[Columns.OBS]
-        views = zip(np.asarray(obs["observations"]), np.asarray(obs["action_mask"]))
+        views = zip(np.asarray(obs["observations"]), np.asarray(obs["action_mask"]), strict=True)
         return {Columns.ACTIONS: np.array([self._agent.act(ObservedView(o, m))
                                            for o, m in views], np.int64)}
 
