@@ -72,10 +72,17 @@ class LeagueState:
         return cls(**json.loads(path.read_text()))
 
 
+def learner_weights(algo, module_id: str = MAIN) -> dict:
+    """The learner's (latest, complete) state of RLModule ``module_id``. (The env
+    runners' copies lag one update behind and lack the value function.)"""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
+    return state["learner"]["rl_module"][module_id]
+
+
 def snapshot_main(algo, state: LeagueState, iteration: int) -> str:
     """Copy ``main``'s weights into the next league slot (learner and env runners)."""
     slot = state.next_slot()
-    weights = algo.get_module(MAIN).get_state()
+    weights = learner_weights(algo)
     algo.set_state({"learner_group": {"learner": {"rl_module": {slot: weights}}}})
     state.snapshots += 1
     state.last_snapshot_iteration = iteration
@@ -85,6 +92,6 @@ def snapshot_main(algo, state: LeagueState, iteration: int) -> str:
 
 def fill_league(algo, slots: int) -> None:
     """Every league slot gets ``main``'s current weights (at the start of training)."""
-    weights = algo.get_module(MAIN).get_state()
+    weights = learner_weights(algo)
     algo.set_state({"learner_group": {"learner": {"rl_module": {
         slot: weights for slot in slot_ids(slots)}}}})
