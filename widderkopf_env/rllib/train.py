@@ -67,6 +67,8 @@ def parser() -> argparse.ArgumentParser:
     a("--minutes", type=_positive(float), default=None, help="stop after this much wall time")
     a("--num-env-runners", type=int, default=1, help="env runner actors sampling games "
       "(0: sample in this process; default 1)")
+    a("--envs-per-runner", type=_positive(int), default=1, help="games each env runner "
+      "steps at once (one batched forward pass for all; default 1)")
     a("--address", default=None, help="join a running Ray cluster ('auto' or HOST:PORT); "
       "default: start a local Ray")
     a("--num-cpus", type=_positive(int), default=None, help="CPUs of the local Ray")
@@ -129,7 +131,7 @@ def build_config(args):
     return (
         PPOConfig()
         .environment(env_name, env_config={})
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1,
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                      num_cpus_per_env_runner=1, sample_timeout_s=args.sample_timeout)
         .multi_agent(policies=set(module_ids(args.slots)), policy_mapping_fn=mapping,
                      policies_to_train=[MAIN])
