@@ -15,13 +15,6 @@ from pathlib import Path
 MODULE_DIR = ("learner_group", "learner", "rl_module")
 
 
-def is_rllib_checkpoint(path) -> bool:
-    """Whether ``path`` is an RLlib algorithm checkpoint directory (or one module's)."""
-    p = Path(path)
-    return (p / Path(*MODULE_DIR)).is_dir() or (p / "module_state.pkl").is_file() or any(
-        p.glob("module_state.*"))
-
-
 def module_dir(path, module_id: str = "main") -> Path:
     """The directory of RLModule ``module_id`` in checkpoint ``path``."""
     p = Path(path)

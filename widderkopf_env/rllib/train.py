@@ -180,6 +180,13 @@ def run(args, log=print, config=None) -> dict:
         ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False)
     algo = (config or build_config(args)).build_algo()
+    try:
+        return _train(algo, args, log)
+    finally:
+        algo.stop()
+
+
+def _train(algo, args, log) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.resume:
@@ -208,8 +215,8 @@ def run(args, log=print, config=None) -> dict:
         if done or it % args.checkpoint_every == 0:
             checkpoint = save(algo, league, out, it)
         if args.eval_pairs and (done or (args.eval_every and it % args.eval_every == 0)):
-            checkpoint = checkpoint if checkpoint and checkpoint.name.endswith(f"{it:06d}") \
-                else save(algo, league, out, it)
+            if checkpoint is None or checkpoint.name != f"checkpoint_{it:06d}":
+                checkpoint = save(algo, league, out, it)
             ev = evaluate(checkpoint, args.eval_pairs, args.seed) | {"iteration": it}
             log("eval " + json.dumps(ev))
             summary["evaluations"].append(ev)
@@ -217,7 +224,6 @@ def run(args, log=print, config=None) -> dict:
             break
     summary.update(checkpoint=str(checkpoint), iteration=algo.iteration,
                    league=league.history, minutes=(time.monotonic() - t0) / 60)
-    algo.stop()
     return summary
 
 
@@ -226,7 +232,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     check_args(p, args)
     try:
-        summary = run(args)
+        summary = run(args, log=functools.partial(print, flush=True))
     except (ValueError, FileNotFoundError) as err:
         print(f"widderkopf-train-rllib: error: {err}", file=sys.stderr)
         return 1
