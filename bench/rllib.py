@@ -7,7 +7,7 @@ efficiency, the learner's own rate, and a projection for a real cluster.
 Sampling rate: every runner samples ``--steps`` env steps with the league's modules at
 once (``EnvRunner.sample``), timed in the driver; ``efficiency = rate(n) / (n * rate(1))``.
 Learner rate: env steps per second of PPO update time in full training iterations
-(RLlib's ``learner_update_timer``). Writes JSON to stdout; the projection to stderr.
+(RLlib's ``learner_update_timer``), with ``widderkopf-train-rllib``'s default settings. Writes JSON to stdout; the projection to stderr.
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ def main(argv=None) -> int:
     p.add_argument("--runners", type=int, nargs="+", default=[1, 2, 4])
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--repeats", type=int, default=2)
-    p.add_argument("--batch", type=int, default=2000)
     a = p.parse_args(argv)
     if 1 not in a.runners or min(a.runners) < 1:
         p.error("--runners must include 1 (the efficiency baseline) and be >= 1")
@@ -81,9 +80,8 @@ def main(argv=None) -> int:
     out = {"runners": {}, "steps_per_runner": a.steps}
     with simulated_cluster(worker_nodes=2, cpus_per_node=per_node, head_cpus=0):
         for n in sorted(a.runners):
-            args = train.parser().parse_args([
-                "--iterations", "1", "--num-env-runners", str(n), "--batch", str(a.batch),
-                "--minibatch", "250", "--epochs", "4"])
+            args = train.parser().parse_args([  # the trainer's default PPO settings
+                "--iterations", "1", "--num-env-runners", str(n)])
             algo = train.build_config(args).build_algo()
             try:
                 fill_league(algo, args.slots)

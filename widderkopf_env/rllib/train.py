@@ -1,6 +1,7 @@
 """``widderkopf-train-rllib``: league self-play PPO on Ray RLlib, on one machine or many.
 
-One machine: ``widderkopf-train-rllib --num-env-runners 2 --minutes 15 --out runs/rllib``.
+One machine: ``widderkopf-train-rllib --num-env-runners 1 --minutes 11 --out runs/rllib``
+(the PPO settings default to those of the run documented in README.md).
 A cluster: start Ray on every machine (``ray start --head`` on one, ``ray start
 --address=HEAD:6379`` on the others, or KubeRay), then run the same command on the head
 with ``--address auto`` and as many ``--num-env-runners`` as the cluster has spare cores.
@@ -85,13 +86,13 @@ def parser() -> argparse.ArgumentParser:
       "the end)")
     a("--eval-pairs", type=int, default=100, help="duplicate deal pairs per evaluation "
       "(0: no evaluation)")
-    a("--batch", type=_positive(int), default=4000, help="env steps per PPO iteration")
+    a("--batch", type=_positive(int), default=2000, help="env steps per PPO iteration")
     a("--minibatch", type=_positive(int), default=500)
-    a("--epochs", type=_positive(int), default=4)
-    a("--lr", type=_positive(float), default=3e-4)
+    a("--epochs", type=_positive(int), default=2)
+    a("--lr", type=_positive(float), default=1e-3)
     a("--sample-timeout", type=_positive(float), default=600.0, help="seconds to wait "
       "for the env runners' samples in one iteration (default 600: loaded machines)")
-    a("--hidden", type=_hidden, default=[256, 256], help="hidden layer sizes (256,256)")
+    a("--hidden", type=_hidden, default=[128, 128], help="hidden layer sizes (128,128)")
     return p
 
 
