@@ -19,6 +19,7 @@ from widderkopf_env.agents.arena import run_duplicate  # noqa: E402
 from widderkopf_env.cards import MAX_HAND_VALUE  # noqa: E402
 from widderkopf_env.observation import encode_with_mask  # noqa: E402
 from widderkopf_env.rllib import league, train  # noqa: E402
+from widderkopf_env.rllib.agent import RLlibAgent  # noqa: E402
 from widderkopf_env.rllib.env import WidderkopfMultiAgentEnv  # noqa: E402
 from widderkopf_env.rllib.modules import ObservedView  # noqa: E402
 from widderkopf_env.rules import Game, IllegalActionError  # noqa: E402
@@ -224,6 +225,9 @@ def test_self_play_ppo_trains_checkpoints_resumes_and_plays(local_ray, tmp_path)
     again = run_duplicate(load_agent(ckpt), "random", pairs=3, seed=1, workers=1,
                           progress=False)
     assert again.mean == result.mean  # deterministic play, same deals
+    sampled = [run_duplicate(RLlibAgent(ckpt, deterministic=False), "random", pairs=2, seed=4,
+                             workers=1, progress=False).mean for _ in range(2)]
+    assert sampled[0] == sampled[1]  # sampling is seeded by the arena's reset(seed)
 
     # resume: one more iteration starts from the checkpoint's iteration and league
     args2 = tiny_args(tmp_path / "run", "--iterations", "1", "--resume", ckpt,
@@ -235,8 +239,6 @@ def test_self_play_ppo_trains_checkpoints_resumes_and_plays(local_ray, tmp_path)
 
 
 def test_checkpoint_agent_rejects_bad_paths(tmp_path):
-    from widderkopf_env.rllib.agent import RLlibAgent
-
     with pytest.raises(ValueError, match="not an RLlib checkpoint"):
         load_agent(str(tmp_path))
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint directory"):
