@@ -1,6 +1,11 @@
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
+# Ray RLlib pins gymnasium 1.2.x while the client suite tests gymnasium 1.4, so the RLlib
+# tests run in a venv of their own (the same project, with the [rllib] extra).
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_cluster.py
 PYTEST_ARGS ?=
 
 .PHONY: venv .venv test demo bench dist clean browser
@@ -19,6 +24,13 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render]"
 	touch $@
 
+$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/pip install torch==2.13.0
+	$(RLLIB_VENV)/bin/pip install -e ".[train,dev,rllib]"
+	touch $@
+
 # The real-browser replay test (tests/test_replay_browser.py) drives Debian's chromium and
 # chromium-driver. Where they are missing and we may install them (apt-get, as root or
 # with password-less sudo, as in CI) this installs them; elsewhere it does nothing and
@@ -32,9 +44,10 @@ browser:
 	    apt-get install -y --no-install-recommends chromium chromium-driver; \
 	fi
 
-test: $(STAMP) browser
+test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) $(addprefix --deselect ,$(RLLIB_TESTS))
+	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/test_architecture.py
 
 demo: $(STAMP)
 	$(VENV)/bin/python -m widderkopf_env.train.demo
@@ -51,6 +64,6 @@ dist: $(STAMP)
 	$(VENV)/bin/python -m build --outdir dist
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f widderkopf_env/_speedups*.so widderkopf_env/_speedups*.pyd

@@ -48,6 +48,7 @@ EXPECTED_SCRIPTS = {
     "widderkopf-play": "widderkopf_env.agents.play_cli:main",
     "widderkopf-train": "widderkopf_env.train.train_ppo:main",
     "widderkopf-exploit": "widderkopf_env.train.exploit:main",
+    "widderkopf-train-rllib": "widderkopf_env.rllib.train:main",
 }
 
 
@@ -107,6 +108,7 @@ def test_subpackages_are_mapped(wheel: BuiltWheel) -> None:
     assert "widderkopf_env/agents/__init__.py" in wheel.names
     assert "widderkopf_env/train/__init__.py" in wheel.names
     assert "widderkopf_env/vector/__init__.py" in wheel.names
+    assert "widderkopf_env/rllib/__init__.py" in wheel.names
     assert "widderkopf_env/agents/ppo_policy.npz" in wheel.names  # the shipped policy
 
 

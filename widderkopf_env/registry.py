@@ -8,8 +8,8 @@
   packages list their bots (this package lists ``heuristic``, ``pimc`` and ``ppo``), or
   one added at run time with :func:`register_agent`;
 - any other string is offered to the loaders of the ``widderkopf_env.agent_loaders``
-  entry-point group in turn (this package's loads a MaskablePPO ``.zip``); the first one
-  that returns an agent wins.
+  entry-point group in turn (this package's load a MaskablePPO ``.zip`` and an RLlib
+  checkpoint directory); the first one that returns an agent wins.
 
 Entry points are how installed packages announce plug-ins, so the core never imports
 the bots or the training code (the layers run one way: core <- agents <- train) and a
@@ -71,5 +71,5 @@ def load_agent(spec, seed: int | None = None):
         if agent is not None:
             return agent
     known = ", ".join(repr(k) for k in agent_names())
-    raise ValueError(f"unknown agent {spec!r}; known names: {known}, or a path to a "
-                     "MaskablePPO .zip model")
+    raise ValueError(f"unknown agent {spec!r}; known names: {known}, a path to a "
+                     "MaskablePPO .zip model, or an RLlib checkpoint directory")

@@ -1,0 +1,176 @@
+"""Widderkopf as an RLlib ``MultiAgentEnv`` (new API stack): one seat per agent id.
+
+The agent ids are ``"player_0"`` and ``"player_1"``. The game is turn-based, so every
+``reset()`` and ``step()`` returns the observation of the one agent to act next (RLlib
+then asks only that agent for an action); when the episode ends, both agents get their
+last observation, their reward and ``terminateds["__all__"] = True``.
+
+Observations are ``Dict({"observations": Box(0, 1, (540,)), "action_mask": Box(0, 1,
+(42,))})``, float32: the acting player's observation vector
+(:func:`widderkopf_env.observation.encode_game`, which holds nothing that player may not
+see, RULES R8) and its legal actions (1 = legal), the keys RLlib's action-masking modules
+read. Actions are ``Discrete(42)`` engine action ids.
+
+Rewards are the zero-sum game points of the match (R19): when a hand ends, its winner gets
+``+value`` and the loser ``-value``; nothing else is paid.
+
+An illegal action (RLlib's env checker steps ``action_space.sample()``) is handled by
+``config["illegal_action"]``: ``"terminate"`` (the default, PettingZoo's convention) ends
+the episode, the offender gets ``illegal_reward`` (default: ``-64`` for this hand and each
+hand still to come, the largest loss possible, so cheating never pays) and the other agent
+0, with ``infos[offender]["illegal_action"] = True``; ``"raise"`` raises
+:class:`~widderkopf_env.rules.IllegalActionError` and leaves the game as it was.
+
+All randomness flows from ``reset(seed=...)``: the deals are drawn from it.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from widderkopf_env.cards import MAX_HAND_VALUE, NUM_ACTIONS
+from widderkopf_env.observation import OBS_SIZE, encode_game
+from widderkopf_env.rules import Game, IllegalActionError, as_action_id
+
+AGENT_IDS = ("player_0", "player_1")
+
+#: The config keys and their defaults.
+DEFAULTS = {
+    "num_hands": 1,
+    "illegal_action": "terminate",
+    "illegal_reward": None,
+}
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def check_config(config) -> dict:
+    """``config`` completed with the defaults; ``ValueError``/``TypeError`` naming the
+    allowed keys and values for anything else."""
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):  # RLlib passes an EnvContext, a dict subclass
+        raise TypeError(f"config must be a dict or None, got {type(config).__name__}")
+    unknown = sorted(set(config) - set(DEFAULTS), key=str)
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; allowed: {sorted(DEFAULTS)}")
+    out = {**DEFAULTS, **config}
+    n = out["num_hands"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"config['num_hands'] must be a positive int, got {n!r}")
+    if out["illegal_action"] not in ("terminate", "raise"):
+        raise ValueError(f"config['illegal_action'] must be 'terminate' or 'raise', "
+                         f"got {out['illegal_action']!r}")
+    r = out["illegal_reward"]
+    if r is not None and not _is_number(r):
+        raise ValueError(f"config['illegal_reward'] must be a number or None, got {r!r}")
+    return out
+
+
+class WidderkopfMultiAgentEnv(MultiAgentEnv):
+    """Widderkopf for RLlib; see the module documentation. ``config`` keys:
+    ``num_hands`` (1), ``illegal_action`` ("terminate"), ``illegal_reward`` (None)."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        self.config = check_config(config)
+        self.possible_agents = list(AGENT_IDS)
+        self.agents = list(AGENT_IDS)
+        obs_space = gym.spaces.Dict({
+            "observations": gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENT_IDS}
+        self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in AGENT_IDS}
+        self.game: Game | None = None
+        self._rng = np.random.default_rng()
+        self._paid = [0, 0]  # match scores already paid out as rewards
+        self._over = True
+
+    # --- the MultiAgentEnv API -----------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options:
+            raise ValueError(f"reset() takes no options, got {sorted(options)}")
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        rng = self._rng
+        self.game = game = Game.new(seed=int(rng.integers(0, 2**63 - 1)),
+                                    num_hands=self.config["num_hands"])
+        self.agents = list(AGENT_IDS)
+        self._paid, self._over = list(game.scores), False
+        return {AGENT_IDS[game.current]: self._observe(game.current)}, {}
+
+    def step(self, action_dict: dict):
+        game = self.game
+        if game is None or self._over:
+            raise IllegalActionError("the episode is over; call reset() first")
+        p = game.current
+        agent = AGENT_IDS[p]
+        if set(action_dict) != {agent}:
+            raise ValueError(f"expected an action for {agent!r} only, got keys "
+                             f"{sorted(action_dict, key=str)}")
+        action = action_dict[agent]
+        a = as_action_id(action)
+        if a is None or not 0 <= a < NUM_ACTIONS:
+            raise IllegalActionError(
+                f"action must be an integer action id in 0..{NUM_ACTIONS - 1}, got {action!r}",
+                action)
+        if not (game.legal_mask >> a) & 1:
+            if self.config["illegal_action"] == "raise":
+                game.apply(a)  # raises IllegalActionError naming the legal actions
+            return self._end_illegal(p, a)
+        game.apply(a)
+        rewards = {agent: 0.0} | self._pay()  # RLlib wants a reward for every action
+        if game.current is None:
+            return self._end(rewards, {})
+        nxt = AGENT_IDS[game.current]
+        return ({nxt: self._observe(game.current)}, rewards, {"__all__": False},
+                {"__all__": False}, {})
+
+    def render(self) -> str:
+        """The table as text (``widderkopf_env.render``)."""
+        from widderkopf_env.render import render_for_mode
+
+        return render_for_mode(self.game, "ansi")
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _observe(self, player: int) -> dict:
+        obs, mask = encode_game(self.game, player, self._over)
+        return {"observations": obs, "action_mask": mask.astype(np.float32)}
+
+    def _pay(self) -> dict:
+        """Rewards for the hands finished since the last payment (zero-sum game points)."""
+        s0, s1 = self.game.scores
+        d = (s0 - self._paid[0]) - (s1 - self._paid[1])
+        self._paid = [s0, s1]
+        if not d:
+            return {}
+        return {"player_0": float(d), "player_1": float(-d)}
+
+    def _end(self, rewards: dict, infos: dict):
+        self._over = True
+        obs = {a: self._observe(i) for i, a in enumerate(AGENT_IDS)}
+        rewards = {a: rewards.get(a, 0.0) for a in AGENT_IDS}
+        done = {"player_0": True, "player_1": True, "__all__": True}
+        trunc = {"player_0": False, "player_1": False, "__all__": False}
+        return obs, rewards, done, trunc, infos
+
+    def _end_illegal(self, p: int, action):
+        game = self.game
+        penalty = self.config["illegal_reward"]
+        if penalty is None:
+            penalty = -MAX_HAND_VALUE * max(game.num_hands - game.hand_no, 1)
+        rewards = {AGENT_IDS[p]: float(penalty)}
+        infos = {AGENT_IDS[p]: {"illegal_action": True, "action": action,
+                                "legal_actions": game.legal_actions()}}
+        return self._end(rewards, infos)
