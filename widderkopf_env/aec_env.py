@@ -119,6 +119,7 @@ Other keys are ignored (they may be meant for another layer, as in PettingZoo's
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -206,6 +207,11 @@ class raw_env(AECEnv):
         if name in _NEEDS_RESET:
             raise AttributeError(f"{name!r} cannot be accessed before reset()")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __copy__(self):
+        """An independent copy, as ``copy.deepcopy`` makes (a shallow copy would share the
+        match being played with the original)."""
+        return copy.deepcopy(self)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

@@ -96,6 +96,8 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -144,6 +146,11 @@ class WidderkopfEnv(gymnasium.Env):
         self._episode: Episode | None = None
         self.seat = self._seat_spec if self._seat_spec != "random" else 0
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
+
+    def __copy__(self):
+        """An independent copy, as ``copy.deepcopy`` makes (a shallow copy would share the
+        match being played with the original)."""
+        return copy.deepcopy(self)
 
     @property
     def game(self):

@@ -90,13 +90,15 @@ class RLlibAgent:
 
 def load_checkpoint_agent(spec: str, seed: int | None = None):
     """The ``widderkopf_env.agent_loaders`` entry point of the ``[rllib]`` part: a
-    directory is played as an :class:`RLlibAgent` (deterministic); other specs are not
-    ours (None). Needs ray only when it is given a directory."""
-    if not Path(spec).is_dir():
-        return None
+    checkpoint directory is played as an :class:`RLlibAgent` (deterministic); other specs
+    are not ours (None). Needs ray only when it is given a checkpoint."""
+    path = Path(spec)
+    if not spec or not path.is_dir() or not (path.joinpath(*MODULE_DIR).is_dir()
+                                            or any(path.glob("module_state*"))):
+        return None  # not a directory holding an RLlib checkpoint
     try:
         import ray.rllib  # noqa: F401
     except ImportError as err:
-        raise ImportError(f"{spec!r} is a directory: playing an RLlib checkpoint needs the "
+        raise ImportError(f"{spec!r} is an RLlib checkpoint: playing it needs the "
                           f'[rllib] extra: pip install "widderkopf-env[rllib]" ({err})') from err
     return RLlibAgent(spec, seed=seed)
