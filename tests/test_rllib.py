@@ -239,7 +239,7 @@ def test_self_play_ppo_trains_checkpoints_resumes_and_plays(local_ray, tmp_path)
 
 
 def test_checkpoint_agent_rejects_bad_paths(tmp_path):
-    with pytest.raises(ValueError, match="not an RLlib checkpoint"):
+    with pytest.raises(ValueError, match="unknown agent .*an RLlib checkpoint directory"):
         load_agent(str(tmp_path))
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint directory"):
         RLlibAgent(tmp_path / "missing")

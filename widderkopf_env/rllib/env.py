@@ -32,9 +32,11 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from widderkopf_env.cards import MAX_HAND_VALUE, NUM_ACTIONS
-from widderkopf_env.observation import OBS_SIZE, encode_game
-from widderkopf_env.rules import Game, IllegalActionError, as_action_id
+from widderkopf_env.cards import NUM_ACTIONS
+from widderkopf_env.episode import ILLEGAL, Episode, Settings
+from widderkopf_env.game_encoder import encode_game
+from widderkopf_env.observation import OBS_SIZE
+from widderkopf_env.rules import Game, IllegalActionError
 
 AGENT_IDS = ("player_0", "player_1")
 
@@ -90,10 +92,17 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
         })
         self.observation_spaces = {a: obs_space for a in AGENT_IDS}
         self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in AGENT_IDS}
-        self.game: Game | None = None
+        cfg = self.config
+        # the episode core of the other envs: rewards and the illegal-action policy
+        self._settings = Settings(cfg["num_hands"], False, cfg["illegal_action"],
+                                  cfg["illegal_reward"])
+        self._episode: Episode | None = None
         self._rng = np.random.default_rng()
-        self._paid = [0, 0]  # match scores already paid out as rewards
-        self._over = True
+
+    @property
+    def game(self) -> Game | None:
+        """The match being played (full state), or None before ``reset()``."""
+        return None if self._episode is None else self._episode.game
 
     # --- the MultiAgentEnv API -----------------------------------------------------------
 
@@ -103,37 +112,30 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         rng = self._rng
-        self.game = game = Game.new(seed=int(rng.integers(0, 2**63 - 1)),
-                                    num_hands=self.config["num_hands"])
+        game = Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=self.config["num_hands"])
+        self._episode = Episode(game, self._settings)
         self.agents = list(AGENT_IDS)
-        self._paid, self._over = list(game.scores), False
         return {AGENT_IDS[game.current]: self._observe(game.current)}, {}
 
     def step(self, action_dict: dict):
-        game = self.game
-        if game is None or self._over:
+        episode = self._episode
+        if episode is None or episode.over:
             raise IllegalActionError("the episode is over; call reset() first")
-        p = game.current
+        p = episode.game.current
         agent = AGENT_IDS[p]
         if set(action_dict) != {agent}:
             raise ValueError(f"expected an action for {agent!r} only, got keys "
                              f"{sorted(action_dict, key=str)}")
-        action = action_dict[agent]
-        a = as_action_id(action)
-        if a is None or not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(
-                f"action must be an integer action id in 0..{NUM_ACTIONS - 1}, got {action!r}",
-                action)
-        if not (game.legal_mask >> a) & 1:
-            if self.config["illegal_action"] == "raise":
-                game.apply(a)  # raises IllegalActionError naming the legal actions
-            return self._end_illegal(p, a)
-        game.apply(a)
-        rewards = {agent: 0.0} | self._pay()  # RLlib wants a reward for every action
-        if game.current is None:
+        x, result = episode.apply(action_dict[agent])  # IllegalActionError: nothing changed
+        if result is ILLEGAL:
+            return self._end_illegal(p, episode.illegal)
+        rewards = {agent: 0.0}  # RLlib wants a reward for every action
+        if x:
+            rewards.update(player_0=x, player_1=-x)
+        if episode.over:
             return self._end(rewards, {})
-        nxt = AGENT_IDS[game.current]
-        return ({nxt: self._observe(game.current)}, rewards, {"__all__": False},
+        nxt = episode.game.current
+        return ({AGENT_IDS[nxt]: self._observe(nxt)}, rewards, {"__all__": False},
                 {"__all__": False}, {})
 
     def render(self) -> str:
@@ -145,32 +147,19 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
     # --- internals -----------------------------------------------------------------------
 
     def _observe(self, player: int) -> dict:
-        obs, mask = encode_game(self.game, player, self._over)
+        episode = self._episode
+        obs, mask = encode_game(episode.game, player, episode.over)
         return {"observations": obs, "action_mask": mask.astype(np.float32)}
 
-    def _pay(self) -> dict:
-        """Rewards for the hands finished since the last payment (zero-sum game points)."""
-        s0, s1 = self.game.scores
-        d = (s0 - self._paid[0]) - (s1 - self._paid[1])
-        self._paid = [s0, s1]
-        if not d:
-            return {}
-        return {"player_0": float(d), "player_1": float(-d)}
-
     def _end(self, rewards: dict, infos: dict):
-        self._over = True
         obs = {a: self._observe(i) for i, a in enumerate(AGENT_IDS)}
         rewards = {a: rewards.get(a, 0.0) for a in AGENT_IDS}
         done = {"player_0": True, "player_1": True, "__all__": True}
         trunc = {"player_0": False, "player_1": False, "__all__": False}
         return obs, rewards, done, trunc, infos
 
-    def _end_illegal(self, p: int, action):
-        game = self.game
-        penalty = self.config["illegal_reward"]
-        if penalty is None:
-            penalty = -MAX_HAND_VALUE * max(game.num_hands - game.hand_no, 1)
-        rewards = {AGENT_IDS[p]: float(penalty)}
-        infos = {AGENT_IDS[p]: {"illegal_action": True, "action": action,
-                                "legal_actions": game.legal_actions()}}
+    def _end_illegal(self, p: int, illegal: dict):
+        rewards = {AGENT_IDS[p]: illegal["illegal_reward"]}
+        infos = {AGENT_IDS[p]: {"illegal_action": True, "action": illegal["action"],
+                                "legal_actions": illegal["legal_actions"]}}
         return self._end(rewards, infos)

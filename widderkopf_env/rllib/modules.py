@@ -108,6 +108,7 @@ class ObservedView:
         self.hand_size_opp = int(round(float(piece(obs, "opp_hand_size")[0]) * 8))
         self.lead = _card(piece(obs, "lead"))
         self.tricks = ()
+        self.opponent_voids = 0  # no trick history: no void is known
 
     def legal_actions(self) -> list[int]:
         return [a for a in range(self.legal.bit_length()) if self.legal >> a & 1]
