@@ -1,4 +1,5 @@
-"""The layers run one way: core (widderkopf_env/*.py) <- agents <- train.
+"""The layers run one way: core (widderkopf_env/*.py and widderkopf_env/vector/) <- agents
+<- train (and rllib).
 
 The core never imports the bots or the training code (opponent names resolve through
 the core's registry and entry points), the core's own modules import each other without
@@ -16,6 +17,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "widderkopf_env"
 CORE = sorted(p for p in PACKAGE.glob("*.py"))
+VECTOR = sorted((PACKAGE / "vector").glob("*.py"))
 MAX_LINES = 500
 
 
@@ -47,14 +49,15 @@ def upward(path: Path, forbidden: tuple[str, ...]) -> list[str]:
                   if m.startswith(forbidden))
 
 
-@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", CORE + VECTOR, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_core_never_imports_agents_or_train(path):
-    assert upward(path, ("widderkopf_env.agents", "widderkopf_env.train")) == []
+    assert upward(path, ("widderkopf_env.agents", "widderkopf_env.train",
+                         "widderkopf_env.rllib")) == []
 
 
 @pytest.mark.parametrize("path", sorted((PACKAGE / "agents").glob("*.py")), ids=lambda p: p.name)
 def test_agents_never_import_train(path):
-    assert upward(path, ("widderkopf_env.train",)) == []
+    assert upward(path, ("widderkopf_env.train", "widderkopf_env.rllib")) == []
 
 
 def test_the_check_catches_an_upward_import(tmp_path):

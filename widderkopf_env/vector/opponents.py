@@ -4,7 +4,7 @@
 * a policy function ``f(obs (k, 540) float32, mask (k, 42) int8) -> actions (k,)``:
   called once per round of opponent moves with every game where the opponent is to act
   (batched; observations from the opponent's view).
-* an agent name for :func:`widderkopf_env.agents.load_agent` (``"heuristic"``, ...): one
+* an agent name for :func:`widderkopf_env.load_agent` (``"heuristic"``, ...): one
   agent per sub-env, each reseeded at each new episode; or an agent object (anything with
   ``act(view)``), shared by all sub-envs. Agents read a
   :class:`~widderkopf_env.view.PlayerView` built per game, so this path runs one game at
@@ -60,7 +60,7 @@ class AgentOpponent:
         self.agents = agents  # one per sub-env (possibly the same object n times)
 
     def reset(self, idx, rng: np.random.Generator) -> None:
-        from ..agents import reset_agent
+        from ..agent import reset_agent
 
         for i in idx:
             reset_agent(self.agents[i], int(rng.integers(0, 2**63 - 1)))
@@ -77,7 +77,7 @@ def make_opponent(spec, n: int, rng: np.random.Generator):
             return None
         if spec == "random":
             return RandomOpponent(rng)
-        from ..agents import load_agent
+        from ..registry import load_agent
 
         return AgentOpponent([load_agent(spec) for _ in range(n)])
     if callable(getattr(spec, "act", None)):
