@@ -130,11 +130,6 @@ class Episode:
         self._hands = len(game.results)  # hands settled so far
         self._shaped = 0  # card-point difference paid so far in this hand
 
-    @property
-    def current(self) -> int | None:
-        """The player to act, or None once the episode is over."""
-        return None if self.over else self.game.current
-
     def apply(self, action, strict: bool = False) -> tuple[float, HandResult | None]:
         """Play ``action``; ``(player_0's reward, the result of a hand it ended or None)``.
 

@@ -193,7 +193,7 @@ class WidderkopfEnv(gymnasium.Env):
         info = {"seat": SEATS[self.seat]}
         before = len(episode.game.history)
         x, result = episode.apply(action)  # IllegalActionError: nothing has changed
-        if result is not None and result is ILLEGAL:
+        if result is ILLEGAL:
             illegal = episode.illegal
             info.update(illegal_action=True, action=illegal["action"],
                         legal_actions=illegal["legal_actions"])
