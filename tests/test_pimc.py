@@ -313,3 +313,21 @@ def test_load_agent_pimc():
     assert isinstance(agent, PIMCAgent) and agent.name == "pimc"
     with pytest.raises(ValueError, match="samples"):
         PIMCAgent(samples=0)
+
+
+def test_decide_reports_the_values_behind_the_move():
+    a, b = PIMCAgent(seed=5, samples=4), PIMCAgent(seed=5, samples=4)
+    compared = 0
+    for game, p in itertools.islice(positions(3, seed=13), 0, None, 4):
+        view = game.view(p)
+        d = a.decide(view)
+        assert d.action == b.act(view) and d.action in view.legal_actions()
+        if d.values:
+            compared += 1
+            assert set(d.values) <= set(view.legal_actions())
+            assert 0.0 <= d.win_chance <= 1.0
+            if d.action != ESCALATE:  # the best card is the one with the best mean
+                assert d.values[d.action] == max(d.values.values())
+        else:
+            assert len(view.legal_actions()) == 1 or view.phase == Phase.ANSWER
+    assert compared > 10

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass, field
 
 from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, TRICKS, from_bits
 from widderkopf_env.rules import ANSWER, DISCARD, PLAY, TRUMP
@@ -52,8 +53,21 @@ from .heuristic import HeuristicAgent
 from .resample import Resampler
 from .solver import game_points, solve_actions, solve_value
 
-__all__ = ["PIMCAgent"]
+__all__ = ["Decision", "PIMCAgent"]
 
+
+@dataclass
+class Decision:
+    """What :meth:`PIMCAgent.decide` found: the ``action`` it plays, the mean world score
+    of every candidate action it compared (``values``: card points plus ``GAME_WEIGHT``
+    times game points, from the deciding player's side; empty when nothing was
+    compared, as for a forced move or an answer to an escalation), and ``win_chance``,
+    the share of worlds won after the best card or after passing (None where no world
+    was scored). Distillation (``train/distill.py``) learns from these."""
+
+    action: int
+    values: dict[int, float] = field(default_factory=dict)
+    win_chance: float | None = None
 
 
 class PIMCAgent:
@@ -88,37 +102,42 @@ class PIMCAgent:
     # --- the decision ----------------------------------------------------------------------
 
     def act(self, view) -> int:
+        return self.decide(view).action
+
+    def decide(self, view) -> Decision:
+        """The decision at ``view`` with the evidence behind it (see :class:`Decision`)."""
         legal = view.legal
         if not legal:
             raise ValueError(f"player {view.player} has no legal action (not their turn)")
         if legal & (legal - 1) == 0:
-            return legal.bit_length() - 1
+            return Decision(legal.bit_length() - 1)
         ph = view.phase
         if ph == PLAY:
             return self._play(view, legal)
         if ph == ANSWER:
             if not self.crack:
-                return PASS
+                return Decision(PASS)
             p = self._win_chance(view, PASS)
-            return ESCALATE if p >= self.ESCALATE_P[view.level] else PASS
+            return Decision(ESCALATE if p >= self.ESCALATE_P[view.level] else PASS,
+                            win_chance=p)
         if ph == DISCARD:
-            return self._best(view, from_bits(legal), "discard", self._prior(view))[0]
+            return self._best(view, from_bits(legal), "discard", self._prior(view))
         if ph == TRUMP:
-            return self._best(view, from_bits(legal), "trump", self._prior(view))[0]
+            return self._best(view, from_bits(legal), "trump", self._prior(view))
         raise ValueError(f"unexpected phase {ph!r}")
 
-    def _play(self, view, legal: int) -> int:
+    def _play(self, view, legal: int) -> Decision:
         cards = from_bits(legal & ALL_CARDS)
         may_escalate = bool(legal >> ESCALATE & 1) and self.crack
         if len(cards) == 1 and not may_escalate:
-            return cards[0]
+            return Decision(cards[0])
         left = TRICKS - len(view.tricks)
         kind = ("exact" if left <= self.exact_tricks else "first" if may_escalate
                 else "rollout")
-        best, p_win = self._best(view, cards, kind)
-        if may_escalate and p_win >= self.ESCALATE_P[view.level]:
-            return ESCALATE
-        return best
+        d = self._best(view, cards, kind)
+        if may_escalate and d.win_chance >= self.ESCALATE_P[view.level]:
+            d.action = ESCALATE
+        return d
 
     def _n(self, kind: str) -> int:
         return self.WORLDS[kind] if self.samples is None else self.samples
@@ -128,7 +147,7 @@ class PIMCAgent:
         return None if self.PRIOR_Z is None else self.rollout_agent.act(view)
 
     def _best(self, view, actions: list[int], kind: str,
-              prior: int | None = None) -> tuple[int, float]:
+              prior: int | None = None) -> Decision:
         """The action with the best mean score over the worlds, and the share of worlds
         the agent wins after it. With a ``prior`` action, the best replaces it only if it
         scores higher by more than ``PRIOR_Z`` standard errors (paired over worlds)."""
@@ -152,7 +171,8 @@ class PIMCAgent:
             var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
             if mean <= self.PRIOR_Z * math.sqrt(var / n):
                 best = prior
-        return best, wins[best] / len(scores[best])
+        n = len(scores[best])
+        return Decision(best, {a: sum(scores[a]) / n for a in actions}, wins[best] / n)
 
     def _win_chance(self, view, action: int) -> float:
         me, won, n = view.player, 0, 0
