@@ -282,3 +282,26 @@ def test_later_episodes_get_new_deals():
         for i in np.flatnonzero(term):
             assert env.game.down[i].tolist() != first[i].tolist()
             fresh[i] = True
+
+
+@pytest.mark.parametrize("s", [0, 41, 2**40])
+def test_reset_seed_deals_game_new_in_every_env(s):
+    """reset(seed=s): sub-env i of the vector env, the AEC env and the Gymnasium env reset
+    with seed=s+i all deal the match of Game.new(seed=s+i), every hand of it."""
+    n = 3
+    vec = WidderkopfVectorEnv(n, opponent="self", num_hands=2)
+    obs, info = vec.reset(seed=s)
+    for i in range(n):
+        want = Game.new(seed=s + i, num_hands=2)
+        aec = widderkopf_env.env(num_hands=2)
+        aec.reset(seed=s + i)
+        gym_env = WidderkopfEnv(num_hands=2, opponent="random")
+        gym_env.reset(seed=s + i)
+        for game in (aec.unwrapped.game, gym_env.game):
+            assert game.seed == want.seed == s + i
+            assert game.dealer == want.dealer
+            assert game.deals[0] == want.deals[0]
+            assert game.replay(0).to_json() == want.to_json()
+        first = aec.unwrapped.game.current
+        assert info["player"][i] == first
+        np.testing.assert_array_equal(obs[i], aec.observe(f"player_{first}")["observation"])

@@ -232,7 +232,7 @@ class raw_env(AECEnv):
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)
-        game = new_game(rng, self.num_hands, options)  # a bad option changes nothing
+        game = new_game(rng, self.num_hands, options, seed)  # a bad option changes nothing
         self.np_random, self.np_random_seed = rng, rng_seed
         self._episode = Episode(game, self.settings)
         self.agents = list(SEATS)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .cards import MAX_HAND_VALUE, NUM_ACTIONS, TOTAL_POINTS
-from .deals import SEATS, as_int, check_num_hands, check_scores, parse_player
+from .deals import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .engine_types import HandResult, IllegalActionError
 from .rules import Game
 
@@ -61,21 +61,30 @@ class Settings:
             object.__setattr__(self, "illegal_reward", float(reward))
 
 
-def new_game(rng: np.random.Generator, num_hands: int, options) -> Game:
-    """The match of a ``reset()``: its seed is drawn from ``rng``; ``options`` may give
-    ``deal`` (a deal spec), ``dealer`` and ``scores``. A bad option raises ``ValueError``
-    (or ``TypeError``) and leaves ``rng`` as it was."""
+def new_game(rng: np.random.Generator, num_hands: int, options, seed: int | None = None) -> Game:
+    """The match of a ``reset()``. With the ``seed`` passed to ``reset(seed=...)`` it is
+    the match of ``Game.new(seed=seed)`` (so ``reset(seed=s)`` of every env deals the same
+    cards as ``Game.new(seed=s)``, and the vector env's sub-env ``i`` those of
+    ``reset(seed=s + i)``); without one, its seed is drawn from ``rng`` (which the env
+    seeded from its last ``reset(seed)``). ``options`` may give ``deal`` (a deal spec),
+    ``dealer`` and ``scores``. A bad option raises ``ValueError`` (or ``TypeError``) and
+    leaves ``rng`` as it was."""
     if options is None:  # the common case: nothing can be wrong
-        return Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=num_hands)
+        return Game.new(seed=_game_seed(rng, seed), num_hands=num_hands)
     state = rng.bit_generator.state
     try:
-        return _game_from_options(rng, num_hands, options)
+        return _game_from_options(rng, num_hands, options, seed)
     except Exception:
         rng.bit_generator.state = state
         raise
 
 
-def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Game:
+def _game_seed(rng: np.random.Generator, seed: int | None) -> int:
+    """The match seed: the reset's own seed, else one drawn from ``rng``."""
+    return int(rng.integers(0, 2**63 - 1)) if seed is None else check_seed(seed)
+
+
+def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed) -> Game:
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
     for key in set(options) - RESET_OPTIONS:  # may be another layer's: warn on a likely typo
@@ -83,7 +92,7 @@ def _game_from_options(rng: np.random.Generator, num_hands: int, options) -> Gam
         if near:
             warnings.warn(f"ignoring unknown reset option {key!r}; did you mean {near[0]!r}?",
                           stacklevel=4)
-    seed = int(rng.integers(0, 2**63 - 1))
+    seed = _game_seed(rng, seed)
     dealer = options.get("dealer")
     if dealer is not None:
         dealer = parse_player(dealer)

@@ -166,7 +166,7 @@ class WidderkopfEnv(gymnasium.Env):
         try:
             super().reset(seed=seed)
             rng = self.np_random
-            game = new_game(rng, self.num_hands, options)
+            game = new_game(rng, self.num_hands, options, seed)
             seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
             reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
             episode = Episode(game, self.settings)

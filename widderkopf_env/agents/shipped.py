@@ -42,3 +42,24 @@ def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
     if not POLICY_FILE.exists():
         raise FileNotFoundError(f"the shipped policy {POLICY_FILE} is missing")
     return PolicySnapshot(load_policy(), deterministic=True, name="ppo", seed=seed)
+
+
+NET_FILE = Path(__file__).with_name("net_policy.npz")
+
+
+def shipped_net_agent(seed: int | None = None) -> PolicySnapshot:
+    """The shipped network distilled from PIMC (``load_agent("net")``; README, "The
+    distilled network"), playing its most probable legal action."""
+    if not NET_FILE.exists():
+        raise FileNotFoundError(f"the shipped network {NET_FILE} is missing")
+    return PolicySnapshot(load_policy(NET_FILE), deterministic=True, name="net", seed=seed)
+
+
+def load_snapshot_agent(spec: str, seed: int | None = None) -> PolicySnapshot | None:
+    """Loader for policy snapshot files: a path to an existing ``.npz`` written by
+    :func:`save_policy` (``widderkopf-distill train``, the shipped files) is an agent
+    playing its most probable legal action; any other spec is not ours (None)."""
+    path = Path(spec)
+    if path.suffix != ".npz" or not path.is_file():
+        return None
+    return PolicySnapshot(load_policy(path), deterministic=True, name=path.stem, seed=seed)

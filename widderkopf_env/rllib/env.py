@@ -33,7 +33,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from widderkopf_env.cards import NUM_ACTIONS
-from widderkopf_env.episode import ILLEGAL, Episode, Settings
+from widderkopf_env.episode import ILLEGAL, Episode, Settings, new_game
 from widderkopf_env.game_encoder import encode_game
 from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import Game, IllegalActionError
@@ -111,8 +111,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"reset() takes no options, got {sorted(options)}")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        rng = self._rng
-        game = Game.new(seed=int(rng.integers(0, 2**63 - 1)), num_hands=self.config["num_hands"])
+        game = new_game(self._rng, self.config["num_hands"], None, seed)
         self._episode = Episode(game, self._settings)
         self.agents = list(AGENT_IDS)
         return {AGENT_IDS[game.current]: self._observe(game.current)}, {}

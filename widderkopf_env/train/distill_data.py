@@ -1,0 +1,164 @@
+"""Search data for distillation: positions from varied play, labelled by PIMC.
+
+Each shard is one seeded batch of matches. At every decision of either seat that has
+more than one legal action, the expert (:class:`~widderkopf_env.agents.pimc.PIMCAgent`)
+decides (:meth:`~widderkopf_env.agents.pimc.PIMCAgent.decide`), and the position is
+stored with its label: the observation and mask the acting player's view encodes to,
+the expert's action, the mean world score of every card or suit it compared (NaN where
+not compared) and its estimated win chance. The move then actually played is the
+expert's most of the time, else the heuristic's or a random legal one (``mix``), or, in
+DAgger rounds, the current network's: the data covers the positions a learner reaches,
+not only those the expert would.
+
+Shards are ``shard_00042.npz`` files written atomically (a temporary file renamed over),
+so an interrupted run resumes where it stopped: :func:`generate` skips the shards that
+exist. Shard ``k`` of seed ``s`` is the same file whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from widderkopf_env.agents.heuristic import HeuristicAgent
+from widderkopf_env.agents.pimc import PIMCAgent
+from widderkopf_env.cards import NUM_ACTIONS
+from widderkopf_env.observation import encode_with_mask
+from widderkopf_env.rules import Game
+
+__all__ = ["FIELDS", "generate", "generate_shard", "load_shards", "shard_path"]
+
+#: Arrays of a shard, one row per labelled position.
+FIELDS = ("obs", "mask", "action", "values", "win", "phase")
+
+
+def shard_path(out: Path, k: int) -> Path:
+    return Path(out) / f"shard_{k:05d}.npz"
+
+
+def _behaviour(mix: tuple[float, float, float], rng: random.Random) -> str:
+    x = rng.random()
+    if x < mix[0]:
+        return "expert"
+    return "heuristic" if x < mix[0] + mix[1] else "other"
+
+
+def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
+                   mix=(0.7, 0.2, 0.1), policy=None) -> dict[str, np.ndarray]:
+    """The labelled positions of shard ``k`` (``matches`` matches of 1-3 hands).
+
+    ``mix``: the chance that the move played is the expert's, the heuristic's, or the
+    third kind's (a random legal move, or ``policy``'s when a policy agent is given:
+    the DAgger rounds). ``samples``: the expert's worlds per decision (None: its
+    defaults)."""
+    if len(mix) != 3 or min(mix) < 0 or abs(sum(mix) - 1.0) > 1e-9:
+        raise ValueError(f"mix must be three non-negative shares summing to 1, got {mix!r}")
+    base = seed * 1_000_003 + k
+    rng = random.Random(base)
+    expert = PIMCAgent(seed=base, samples=samples)
+    heuristic = HeuristicAgent()
+    rows: dict[str, list] = {f: [] for f in FIELDS}
+    for m in range(matches):
+        game = Game.new(seed=base * 1000 + m, num_hands=rng.randint(1, 3))
+        while not game.is_over:
+            view = game.view(game.current)
+            legal = view.legal_actions()
+            if len(legal) == 1:
+                game.apply(legal[0])
+                continue
+            d = expert.decide(view)
+            obs, mask = encode_with_mask(view)
+            values = np.full(NUM_ACTIONS, np.nan, np.float32)
+            for a, v in d.values.items():
+                values[a] = v
+            rows["obs"].append(obs)
+            rows["mask"].append(mask.astype(np.int8))
+            rows["action"].append(d.action)
+            rows["values"].append(values)
+            rows["win"].append(np.nan if d.win_chance is None else d.win_chance)
+            rows["phase"].append(int(view.phase))
+            kind = _behaviour(mix, rng)
+            if kind == "expert":
+                move = d.action
+            elif kind == "heuristic":
+                move = heuristic.act(view)
+            elif policy is not None:
+                move = policy.act(view)
+            else:
+                move = rng.choice(legal)
+            game.apply(move)
+    return {
+        "obs": np.asarray(rows["obs"], np.float32).reshape(-1, obs.shape[-1] if rows["obs"]
+                                                          else 540),
+        "mask": np.asarray(rows["mask"], np.int8).reshape(-1, NUM_ACTIONS),
+        "action": np.asarray(rows["action"], np.int16),
+        "values": np.asarray(rows["values"], np.float32).reshape(-1, NUM_ACTIONS),
+        "win": np.asarray(rows["win"], np.float32),
+        "phase": np.asarray(rows["phase"], np.int8),
+    }
+
+
+def _write(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **data)
+    os.replace(tmp, path)
+
+
+def _job(args) -> tuple[int, int, float]:
+    k, out, seed, matches, samples, mix, policy_file = args
+    t0 = time.perf_counter()
+    policy = None
+    if policy_file is not None:
+        from .distill import load_net_agent
+        policy = load_net_agent(policy_file, seed=k)
+    data = generate_shard(k, seed, matches, samples, mix, policy)
+    _write(shard_path(out, k), data)
+    return k, len(data["action"]), time.perf_counter() - t0
+
+
+def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
+             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, log=print) -> int:
+    """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
+    ``workers`` processes. Returns the number of positions written by this call."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = [k for k in range(shards) if not shard_path(out, k).exists()]
+    if len(todo) < shards:
+        log(f"{shards - len(todo)} of {shards} shards exist already in {out}; resuming")
+    jobs = [(k, out, seed, matches, samples, tuple(mix), policy_file) for k in todo]
+    written, t0 = 0, time.perf_counter()
+    if workers <= 1:
+        results = map(_job, jobs)
+    else:
+        import multiprocessing as mp
+        pool = mp.get_context("spawn").Pool(workers)
+        results = pool.imap_unordered(_job, jobs)
+    try:
+        for i, (k, n, dt) in enumerate(results, 1):
+            written += n
+            el = time.perf_counter() - t0
+            log(f"shard {k}: {n} positions in {dt:.0f} s; {i}/{len(jobs)} done, "
+                f"{written / el:.1f} positions/s, {el:.0f} s elapsed")
+    finally:
+        if workers > 1:
+            pool.terminate()
+    return written
+
+
+def load_shards(dirs) -> dict[str, np.ndarray]:
+    """All shards of the given folders, concatenated."""
+    parts = {f: [] for f in FIELDS}
+    for d in ([dirs] if isinstance(dirs, (str, Path)) else dirs):
+        for path in sorted(Path(d).glob("shard_*.npz")):
+            if path.name.endswith(".tmp.npz"):
+                continue
+            with np.load(path, allow_pickle=False) as z:
+                for f in FIELDS:
+                    parts[f].append(z[f])
+    if not parts["action"]:
+        raise FileNotFoundError(f"no shards in {dirs}")
+    return {f: np.concatenate(v) for f, v in parts.items()}
