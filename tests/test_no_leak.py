@@ -170,3 +170,19 @@ def test_env_observe_leaks_nothing(seed, player):
         results.append(env.observe(AGENTS[player]))
     for key in ("observation", "action_mask"):
         np.testing.assert_array_equal(results[0][key], results[1][key])
+
+
+def test_player_views_leak_nothing_public_record_included():
+    """The whole PlayerView, with the hand's public record (initial_up, revealed,
+    hand_history), is the same in indistinguishable games; showing the opponent's
+    discard in the record would be caught."""
+    def whole_view(game, p):
+        return np.array([repr(game.view(p).key())]), np.zeros(1)
+
+    def unmasked_record(game, p):
+        key, mask = whole_view(game, p)
+        return np.append(key, repr(game.history[game.hand_start:])), mask
+
+    stats = run_check(whole_view, n=250, seed=3)
+    assert stats["leaks"] == 0 and stats["nontrivial"] >= 150, stats
+    assert run_check(unmasked_record, n=250, seed=3)["leaks"] >= 10

@@ -40,7 +40,7 @@ from .deals import (
     seeded_dealer,
 )
 from .engine_types import HandResult, IllegalActionError, Phase
-from .view import PlayerView
+from .view import HIDDEN, PlayerView
 
 # Re-exported: the engine's public names for what deals.py defines.
 __all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "deal_to_spec",
@@ -54,8 +54,8 @@ _TRUMP_BITS = 0b1111 << TRUMP_ACTION
 
 _STATE_FIELDS = (
     "seed", "num_hands", "first_dealer", "initial_scores", "scores", "hand_no", "results",
-    "deals", "history", "dealer", "phase", "current", "trump", "chooser", "hand", "up",
-    "down", "upbits", "covered", "discard", "won", "trick_points", "played", "lead",
+    "deals", "history", "hand_start", "dealer", "phase", "current", "trump", "chooser",
+    "hand", "up", "down", "upbits", "covered", "discard", "won", "trick_points", "played", "lead",
     "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal",
 )
 # Fields holding lists that clone() must copy (everything else is immutable).
@@ -129,8 +129,9 @@ class Game:
         ``5 * player + i``) that still holds a face-down card; ``opponent_discard``: their
         discard once they have discarded, else -1. The hidden cards must be exactly the
         view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of
-        the current hand exactly as the real game would with those cards; its seed, deals
-        and history are not known to the view and are left empty.
+        the current hand exactly as the real game would with those cards. Its history and
+        deal are this hand's (rebuilt from the view's public record and the hidden
+        cards); the seed and earlier hands are not known to the view (seed 0, deals None).
         """
         me, opp = view.player, view.opponent
         hand = opponent_hand if isinstance(opponent_hand, int) else to_bits(opponent_hand)
@@ -155,7 +156,10 @@ class Game:
         g.first_dealer = view.dealer ^ (view.hand_no & 1)
         g.initial_scores, g.scores = tuple(view.scores), list(view.scores)
         g.results = [view.last_result] if view.last_result is not None else []
-        g.deals, g.history = [None] * (view.hand_no + 1), []
+        g.deals = [None] * view.hand_no + [view.initial_deal(hand, face_down, opponent_discard)]
+        g.history, g.hand_start = list(view.hand_history), 0
+        if HIDDEN in g.history:  # the opponent's discard, as the world has it
+            g.history[g.history.index(HIDDEN)] = opponent_discard
         g.dealer, g.phase, g.current = view.dealer, view.phase, view.current
         g.trump, g.chooser = view.trump, view.chooser
         g.hand, g.upbits, g.covered, g.discard = [0, 0], [0, 0], [0, 0], [-1, -1]
@@ -182,6 +186,7 @@ class Game:
         if n == len(self.deals):
             self.deals.append(seeded_deal(self.seed, n))
         deal = self.deals[n]
+        self.hand_start = len(self.history)
         self.dealer = dealer = self.first_dealer ^ (n & 1)
         s0, s1 = self.scores
         self.chooser = (0 if s0 < s1 else 1) if s0 != s1 else 1 - dealer

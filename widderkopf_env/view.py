@@ -14,7 +14,12 @@ as when it is run on a stand-in made from the view alone.
 
 from __future__ import annotations
 
-from .cards import FOLLOW, from_bits
+from .cards import FOLLOW, HAND_SIZE, from_bits, to_bits
+from .engine_types import Phase
+
+OVER = Phase.OVER
+#: Stands for the opponent's discard in :attr:`PlayerView.hand_history`.
+HIDDEN = -1
 
 
 class PlayerView:
@@ -39,6 +44,14 @@ class PlayerView:
         tricks: completed tricks as ``(leader, led, other, winner)``.
         legal: bit mask of this player's legal action ids (0 when not their turn).
         last_result: the latest finished hand's :class:`~widderkopf_env.rules.HandResult`.
+        initial_up: the hand's face-up cards as dealt, by engine pile ``5 * player + i``.
+        revealed: by engine pile, the face-down card that has turned over this hand
+            (R14: both players saw it), else -1.
+        hand_history: this hand's actions so far, in order (both players'), with the
+            opponent's discard as :data:`HIDDEN` (R10: only they saw it). With
+            ``initial_up`` and ``revealed`` it is the hand's public record: search bots
+            replay it in sampled worlds to judge how likely the opponent's choices were
+            (:meth:`initial_deal`).
     """
 
     __slots__ = (
@@ -46,7 +59,8 @@ class PlayerView:
         "chooser", "trump", "level", "cracker", "recracker", "may_escalate", "hand",
         "hand_size_opp", "my_up", "opp_up", "my_piles", "opp_piles", "my_covered",
         "opp_covered", "my_discard", "opp_discarded", "played", "won", "trick_points", "lead",
-        "leader", "tricks", "legal", "last_result",
+        "leader", "tricks", "legal", "last_result", "initial_up", "revealed",
+        "hand_history",
     )
 
     @classmethod
@@ -74,6 +88,16 @@ class PlayerView:
         v.lead, v.leader, v.tricks = game.lead, game.leader, tuple(game.tricks)
         v.legal = game.legal_mask if game.current == player else 0
         v.last_result = game.results[-1] if game.results else None
+        deal = game.deals[game.hand_no - (game.phase == OVER)]
+        (_h0, up0, down0), (_h1, up1, down1) = deal
+        v.initial_up = (*up0, *up1)
+        v.revealed = tuple(-1 if d >= 0 else c for d, c in zip(game.down, (*down0, *down1),
+                                                                strict=True))
+        history = game.history[game.hand_start:]
+        secret = 1 if o != game.dealer else 2  # the opponent's discard (R10 order)
+        if len(history) > secret:
+            history[secret] = HIDDEN
+        v.hand_history = tuple(history)
         return v
 
     @property
@@ -118,6 +142,33 @@ class PlayerView:
             if leader == me and not (FOLLOW[t][led] >> other) & 1:
                 void |= FOLLOW[t][led]
         return void
+
+    def initial_deal(self, opponent_hand, face_down, opponent_discard=-1):
+        """The hand's deal, ``((hand, up, down), (hand, up, down))`` by player as card
+        ids, if the hidden cards are ``opponent_hand`` (cards now in the opponent's hand,
+        ids or a bit set), ``face_down`` (``{pile: card}`` for the piles still face down)
+        and ``opponent_discard``: what a search bot needs to replay the hand in a world.
+        Cards played from a hand are those played that were never face up (R13-R14)."""
+        me, opp = self.player, self.opponent
+        hand = opponent_hand if isinstance(opponent_hand, int) else to_bits(opponent_hand)
+        down = [c if c >= 0 else face_down.get(i, -1) for i, c in enumerate(self.revealed)]
+        if -1 in down:
+            raise ValueError(f"face_down must give the card of every pile not turned over, "
+                             f"missing piles {[i for i, c in enumerate(down) if c < 0]}")
+        on_piles = to_bits(self.initial_up) | to_bits(down)
+        hands = [0, 0]
+        hands[me] = self.hand | (self.played[me] & ~on_piles)
+        hands[opp] = hand | (self.played[opp] & ~on_piles)
+        if self.my_discard >= 0:
+            hands[me] |= 1 << self.my_discard
+        if opponent_discard >= 0:
+            hands[opp] |= 1 << opponent_discard
+        if any(h.bit_count() != HAND_SIZE for h in hands) or hands[0] & hands[1] or (
+                (hands[0] | hands[1]) & on_piles):
+            raise ValueError("these hidden cards do not complete a deal consistent with "
+                             "the view")
+        return tuple((from_bits(hands[p]), list(self.initial_up[5 * p:5 * p + 5]),
+                      down[5 * p:5 * p + 5]) for p in (0, 1))
 
     def key(self) -> tuple:
         """All fields as a tuple: equal keys mean identical information."""

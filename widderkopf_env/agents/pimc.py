@@ -50,10 +50,11 @@ from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, TRICKS, from_bits
 from widderkopf_env.rules import ANSWER, DISCARD, PLAY, TRUMP
 
 from .heuristic import HeuristicAgent
+from .infer import HeuristicModel, likelihood
 from .resample import Resampler
 from .solver import game_points, solve_actions, solve_value
 
-__all__ = ["Decision", "PIMCAgent"]
+__all__ = ["Decision", "PIMCAgent", "uniform_pimc"]
 
 
 @dataclass
@@ -85,15 +86,21 @@ class PIMCAgent:
     MIN_WORLDS = 4  #: worlds scored even when the time budget is spent
     PRIOR_Z = None  #: trump and discard: keep the heuristic's choice unless beaten by z SE
 
+    CANDIDATES = 4  #: with inference: uniform candidate worlds drawn per world kept
+
     def __init__(self, seed: int | None = None, samples: int | None = None,
                  time_budget: float | None = None, exact_tricks: int = 6,
-                 tail_tricks: int = 4, crack: bool = True):
+                 tail_tricks: int = 4, crack: bool = True, infer: bool = True,
+                 model=None):
         if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int)
                                     or samples < 1):
             raise ValueError(f"samples must be a positive int or None, got {samples!r}")
         self.samples, self.time_budget = samples, time_budget
         self.exact_tricks, self.tail_tricks, self.crack = exact_tricks, tail_tricks, crack
         self.rollout_agent = HeuristicAgent(CRACK=False)
+        self.infer = infer
+        self.model = (model if model is not None else HeuristicModel()) if infer else None
+        self.name = "pimc" if infer else "pimc-uniform"
         self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -182,14 +189,36 @@ class PIMCAgent:
         return won / n
 
     def _worlds(self, view, kind: str):
-        """Yield worlds for ``view`` (stops early when the time budget is spent)."""
+        """Yield worlds for ``view`` (stops early when the time budget is spent). With
+        inference, ``CANDIDATES`` times as many are drawn uniformly and the worlds kept
+        are drawn from them in proportion to their likelihood (:mod:`.infer`)."""
         sampler, rng = Resampler(view), self._rng
         n, budget = self._n(kind), self.time_budget
+        if self.infer and view.hand_history:
+            yield from self._inferred(sampler, view, n)
+            return
         t0 = time.perf_counter()
         for i in range(n):
             if budget is not None and i >= self.MIN_WORLDS and time.perf_counter() - t0 > budget:
                 return
             yield sampler.sample(rng)
+
+    def _inferred(self, sampler, view, n: int):
+        rng, me, model = self._rng, view.player, self.model
+        worlds = [sampler.sample(rng) for _ in range(self.CANDIDATES * n)]
+        weights = [likelihood(w, me, model) for w in worlds]
+        total = sum(weights)
+        if total <= 0.0:  # the model explains no world: fall back to uniform
+            yield from worlds[:n]
+            return
+        # systematic resampling: n worlds, each kept in proportion to its weight
+        step, u, acc, i = total / n, rng.random() * total / n, weights[0], 0
+        for _ in range(n):
+            while acc < u and i < len(worlds) - 1:
+                i += 1
+                acc += weights[i]
+            yield worlds[i]
+            u += step
 
     # --- scoring in one world -------------------------------------------------------------
 
@@ -205,3 +234,9 @@ class PIMCAgent:
         if g.hand_no != hand_no:  # the hand ended in the rollout (tail_tricks == 0)
             return g.results[-1].card_points[me]
         return solve_value(g, me, {})
+
+
+def uniform_pimc(seed: int | None = None) -> PIMCAgent:
+    """``load_agent("pimc-uniform")``: PIMC without opponent inference (every consistent
+    deal equally likely), the search bot of earlier versions."""
+    return PIMCAgent(seed=seed, infer=False)
