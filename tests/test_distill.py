@@ -1,0 +1,90 @@
+"""widderkopf-distill: PIMC-labelled shards (resumable, seeded), training, the result as an agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import usage_error
+
+from widderkopf_env import Game
+from widderkopf_env.agents import HeuristicAgent, load_agent
+from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, PASS
+from widderkopf_env.observation import OBS_SIZE
+from widderkopf_env.train import distill
+from widderkopf_env.train.distill_data import FIELDS, generate, generate_shard, load_shards
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shards")
+    n = generate(out, shards=2, seed=5, matches=1, samples=2, log=lambda *_: None)
+    return out, n
+
+
+def test_shards_hold_labelled_positions(shards):
+    out, n = shards
+    data = load_shards(out)
+    assert set(data) == set(FIELDS) and len(data["action"]) == n > 30
+    assert data["obs"].shape == (n, OBS_SIZE) and data["mask"].shape == (n, NUM_ACTIONS)
+    rows = np.arange(n)
+    assert (data["mask"][rows, data["action"]] == 1).all()  # the expert's move is legal
+    assert (data["mask"].sum(1) > 1).all()  # forced moves are not stored
+    compared = ~np.isnan(data["values"]).all(1)
+    assert compared.any()
+    # values exist only for legal actions, and the expert's card is one of the best
+    assert not (~np.isnan(data["values"]) & (data["mask"] == 0)).any()
+    cards = compared & (data["action"] < ESCALATE)
+    best = np.nanmax(data["values"][cards], axis=1)
+    assert np.allclose(data["values"][cards, data["action"][cards]], best)
+
+
+def test_generation_resumes_and_is_seeded(shards, tmp_path):
+    out, _ = shards
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("shard_*.npz")}
+    assert generate(out, shards=2, seed=5, matches=1, samples=2, log=lambda *_: None) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("shard_*.npz")} == before
+    again = generate_shard(1, seed=5, matches=1, samples=2)
+    with np.load(out / "shard_00001.npz") as z:
+        for f in FIELDS:
+            np.testing.assert_array_equal(again[f], z[f])
+    other = generate_shard(1, seed=6, matches=1, samples=2)
+    assert not np.array_equal(other["action"], again["action"])
+
+
+def test_targets_mix_the_move_with_the_scores():
+    values = np.full((3, NUM_ACTIONS), np.nan, np.float32)
+    values[0, [1, 2]] = [10.0, 2.0]
+    data = {"action": np.array([1, ESCALATE, PASS]), "values": values}
+    y = distill.targets(data, tau=4.0, soft=0.5)
+    assert np.allclose(y.sum(1), 1.0)
+    p = 1 / (1 + np.exp(-(10.0 - 2.0) / 4.0))  # softmax of the scores / tau
+    assert y[0, 1] == pytest.approx(0.5 + 0.5 * p) and y[0, 2] == pytest.approx(0.5 * (1 - p))
+    assert y[1, ESCALATE] == 1.0 and y[2, PASS] == 1.0
+
+
+def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
+    out, _ = shards
+    net = tmp_path / "net.npz"
+    assert distill.main(["train", "--data", str(out), "--out", str(net), "--epochs", "2",
+                         "--hidden", "32", "--batch", "64"]) == 0
+    assert "agrees with the expert" in capsys.readouterr().out
+    agent = load_agent(str(net), seed=0)  # any snapshot .npz is an agent
+    h = HeuristicAgent()
+    for seed in range(3):
+        game = Game.new(seed=seed)
+        while not game.is_over:
+            p = game.current
+            a = (agent if p == seed % 2 else h).act(game.view(p))
+            assert a in game.legal_actions()
+            game.apply(a)
+
+
+def test_bad_arguments_are_usage_errors(capsys, tmp_path):
+    assert "positive integer" in usage_error(distill.main, ["generate", "--out", "x",
+                                                            "--shards", "0"], capsys)
+    assert "--mix" in usage_error(distill.main, ["generate", "--out", "x", "--shards", "1",
+                                                 "--mix", "0.5,0.5"], capsys)
+    assert "no shards" in usage_error(distill.main, ["train", "--data", str(tmp_path),
+                                                     "--out", "n.npz"], capsys)
+    with pytest.raises(ValueError, match="mix"):
+        generate_shard(0, 0, 1, mix=(0.5, 0.6, 0.0))
