@@ -31,8 +31,8 @@ from widderkopf_env.agents.ladder import (
     play_matchup,
 )
 
-BASELINES = ("random", "heuristic", "ppo", "pimc")
-SLOW = {"pimc"}
+BASELINES = ("random", "heuristic", "ppo", "pimc-uniform")
+SLOW = {"pimc-uniform"}
 
 
 def main(argv=None) -> dict:

@@ -392,7 +392,7 @@ def add_arguments(parser) -> None:
                         "budget is spent (pair counts then depend on speed)")
     g.add_argument("--baselines", metavar="LIST",
                    help="with --ladder: comma-separated baselines to play (default: all of "
-                        "the reference run, e.g. random,heuristic,ppo to leave out pimc)")
+                        "the reference run, e.g. random,heuristic,ppo to leave out pimc-uniform)")
     g.add_argument("--plot", metavar="PNG", help="with --ladder: draw the ladder to this file "
                                                  "(needs matplotlib: the [train] extra)")
 
