@@ -1,4 +1,5 @@
-"""Agent speed: microseconds per decision of the heuristic and the random bot.
+"""Agent speed: microseconds per decision of the heuristic, the random bot and the
+shipped networks (``ppo``, ``net``: numpy forward passes, one core).
 
     python bench/agents.py [--games N] [--repeat R]
 
@@ -16,7 +17,7 @@ import time
 from collections import defaultdict
 
 from widderkopf_env import Game
-from widderkopf_env.agents import HeuristicAgent, RandomAgent
+from widderkopf_env.agents import HeuristicAgent, RandomAgent, load_agent
 
 KINDS = {0: "trump", 1: "discard", 3: "answer"}
 
@@ -58,7 +59,7 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     views = positions(args.games)
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
-    for agent in (HeuristicAgent(), RandomAgent(0)):
+    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net")):
         print(f"  {agent.name:10s} {time_agent(agent, views, args.repeat):6.2f} us/decision")
     groups = defaultdict(list)
     for v in views:

@@ -1,6 +1,6 @@
 """PIMC speed: seconds per decision of the PIMC bot, by kind of decision.
 
-    python bench/pimc.py [--games N] [--seed S] [--samples X]
+    python bench/pimc.py [--games N] [--seed S] [--samples X] [--uniform]
 
 Plays N single-hand games of PIMC against the heuristic (PIMC in both seats, alternating)
 and times every ``PIMCAgent.act`` call, including the ones answered at once (a single
@@ -44,8 +44,10 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--samples", type=int, default=None,
                    help="worlds per decision (default: PIMCAgent.WORLDS per kind)")
+    p.add_argument("--uniform", action="store_true",
+                   help="the uniform sampler (pimc-uniform) instead of opponent inference")
     args = p.parse_args(argv)
-    pimc, heur = PIMCAgent(samples=args.samples), HeuristicAgent()
+    pimc, heur = PIMCAgent(samples=args.samples, infer=not args.uniform), HeuristicAgent()
     times = defaultdict(list)
     t_all = time.perf_counter()
     for i in range(args.games):
@@ -64,7 +66,7 @@ def main(argv=None) -> None:
     wall = time.perf_counter() - t_all
     every = [t for ts in times.values() for t in ts]
     print(f"{len(every)} PIMC decisions in {args.games} games, {wall:.1f} s "
-          f"(samples={args.samples})")
+          f"({pimc.name}, samples={args.samples})")
     print(f"  {'kind':14s} {'count':>6s} {'mean s':>8s} {'median':>8s} {'max':>8s}")
     for name in ("trump", "discard", "answer", "trick 1", "lead rollout", "follow rollout",
                  "lead exact", "follow exact", "forced"):

@@ -75,9 +75,11 @@ def _to_canonical_targets(y: np.ndarray, obs: np.ndarray) -> np.ndarray:
 
 def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512,
           lr: float = 1e-3, tau: float = 4.0, soft: float = 0.5, seed: int = 0,
-          patience: int = 4, init=None, log=print) -> dict:
+          patience: int = 4, init=None, escalation_weight: float = 1.0, log=print) -> dict:
     """Fit a network to ``data`` (:func:`~.distill_data.load_shards`); returns the
-    weights dict of :class:`PolicySnapshot` (canonical, ReLU)."""
+    weights dict of :class:`PolicySnapshot` (canonical, ReLU). ``init``: a weights dict
+    of the same shape to start from (e.g. the shipped PPO policy); positions where an
+    escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
     from torch import nn
 
@@ -86,6 +88,8 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     x_all = torch.as_tensor(to_canonical(obs))
     y_all = torch.as_tensor(_to_canonical_targets(targets(data, tau, soft), obs))
     m_all = torch.as_tensor(_to_canonical_targets(data["mask"].astype(np.float32), obs) > 0.5)
+    crack = (data["mask"][:, ESCALATE] > 0) | (data["mask"][:, PASS] > 0)
+    w_all = torch.as_tensor(np.where(crack, escalation_weight, 1.0).astype(np.float32))
     n = len(x_all)
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
@@ -133,7 +137,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
         for i in range(0, len(perm), batch):
             j = torch.as_tensor(perm[i:i + batch])
             z = logits(x_all[j], m_all[j])
-            loss = -(y_all[j] * torch.log_softmax(z, 1)).sum(1).mean()
+            loss = (-(y_all[j] * torch.log_softmax(z, 1)).sum(1) * w_all[j]).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -207,6 +211,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--tau", type=float, default=4.0)
     t.add_argument("--soft", type=float, default=0.5)
     t.add_argument("--init", default=None, help="start from this network's weights")
+    t.add_argument("--escalation-weight", type=float, default=1.0,
+                   help="loss weight of positions where an escalation or pass is legal")
     t.add_argument("--seed", type=int, default=0)
     return p
 
@@ -227,7 +233,7 @@ def main(argv=None) -> int:
     init = load_policy(args.init) if args.init else None
     print(f"{len(data['action'])} positions")
     weights = train(data, tuple(args.hidden), args.epochs, args.batch, args.lr, args.tau,
-                    args.soft, args.seed, init=init)
+                    args.soft, args.seed, init=init, escalation_weight=args.escalation_weight)
     save_policy(weights, args.out)
     print(f"wrote {args.out}")
     return 0
