@@ -1,24 +1,32 @@
-"""The PPO policy shipped in the package: ``load_agent("ppo")``."""
+"""The networks shipped in the package: ``load_agent("ppo")`` and ``load_agent("net")``."""
 
 import random
 import subprocess
 import sys
 
+import pytest
+
 from widderkopf_env import Game
 from widderkopf_env.agents import load_agent
-from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
 from widderkopf_env.observation import OBS_SIZE
 
 
-def test_shipped_policy_is_small_and_fits_the_observation():
-    assert POLICY_FILE.stat().st_size < 2_000_000
-    weights = load_policy()
+SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", NET_FILE)])
+
+
+@SHIPPED
+def test_shipped_policy_is_small_and_fits_the_observation(name, path):
+    assert path.stat().st_size < 2_000_000
+    weights = load_policy(path)
     first, last = weights["layers"][0][0], weights["layers"][-1][0]
     assert first.shape[1] == OBS_SIZE and last.shape[0] == 42
 
 
-def test_shipped_policy_plays_only_legal_moves():
-    agent = load_agent("ppo")
+@SHIPPED
+def test_shipped_policy_plays_only_legal_moves(name, path):
+    agent = load_agent(name)
+    assert agent.name == name
     rng = random.Random(0)
     for seed in range(60):
         g = Game.new(seed=seed)
@@ -30,11 +38,12 @@ def test_shipped_policy_plays_only_legal_moves():
             g.apply(a)
 
 
-def test_shipped_policy_needs_no_torch():
+@SHIPPED
+def test_shipped_policy_needs_no_torch(name, path):
     code = ("import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
             "from widderkopf_env import Game\n"
             "from widderkopf_env.agents import load_agent\n"
-            "g = Game.new(seed=1); a = load_agent('ppo')\n"
+            f"g = Game.new(seed=1); a = load_agent({name!r})\n"
             "while not g.is_over: g.apply(a.act(g.view(g.current_player)))\n"
             "print('ok', g.results[-1].value)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
