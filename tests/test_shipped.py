@@ -11,7 +11,6 @@ from widderkopf_env.agents import load_agent
 from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
 from widderkopf_env.observation import OBS_SIZE
 
-
 SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", NET_FILE)])
 
 
