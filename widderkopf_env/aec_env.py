@@ -100,7 +100,8 @@ widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="terminate"
 * `render_perspective`: None (the whole table, the default) or `"player_0"`/`"player_1"`:
   render only what that player may see (R8).
 
-`reset(seed=None, options=None)`: the same seed gives the same match. Options:
+`reset(seed=None, options=None)`: `reset(seed=s)` deals the match of `Game.new(seed=s)`
+(later unseeded resets follow from `s`: same seed, same matches). Options:
 `{"deal": spec, "dealer": "player_0", "scores": (0, 0)}`; `deal` is a deal spec by card
 names (see :func:`widderkopf_env.rules.parse_deal`) passed to `Game.from_deal`; `dealer`
 (0, 1, `"player_0"` or `"player_1"`) is the first dealer (default: drawn from the seed, or
