@@ -13,6 +13,10 @@ none), ``lead_pile``, ``level``, ``cracker``, ``recracker``, ``hand_no``, ``num_
 ``ntricks`` (N,); ``tricks`` (N, 17, 4): ``(leader, led, other, winner)`` of the first
 ``ntricks`` tricks; ``legal`` (N,) uint64: the legal action bits of the player to act.
 
+The hand's public record, as the scalar engine keeps it for
+:class:`~widderkopf_env.view.PlayerView`: ``deal_up``, ``deal_down`` (N, 10) the piles as
+dealt, and ``history`` (N, 48) the hand's first ``hlen`` actions.
+
 The latest finished hand of each game is in the ``res_*`` arrays (the
 :class:`~widderkopf_env.rules.HandResult` fields; ``res_count`` hands finished so far).
 
@@ -55,6 +59,8 @@ from .tables import (
 )
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
+#: Actions of one hand at most: trump, two discards, 34 cards, 4 escalations, 4 answers.
+MAX_HAND_ACTIONS = 48
 _PAIR = ("hand", "upbits", "covered", "played", "won")
 _PAIR_INT = ("discard", "trick_points", "scores", "initial_scores")
 _SCALAR = ("phase", "current", "trump", "dealer", "first_dealer", "chooser", "leader", "lead",
@@ -86,6 +92,10 @@ class VecGame:
         self.down = np.full((n, 2 * PILES), -1, np.int64)
         self.tricks = np.full((n, TRICKS, 4), -1, np.int64)
         self.legal = np.zeros(n, U64)
+        self.deal_up = np.full((n, 2 * PILES), -1, np.int64)
+        self.deal_down = np.full((n, 2 * PILES), -1, np.int64)
+        self.history = np.zeros((n, MAX_HAND_ACTIONS), np.int8)
+        self.hlen = np.zeros(n, np.int64)
         self.all = np.arange(n, dtype=np.int64)
 
     # --- set-up ------------------------------------------------------------------------
@@ -110,6 +120,7 @@ class VecGame:
         self.dealer[idx], self.chooser[idx] = dealer, chooser
         self.phase[idx], self.current[idx], self.trump[idx] = TRUMP, chooser, -1
         self.hand[idx], self.up[idx], self.down[idx] = hand, up, down
+        self.deal_up[idx], self.deal_down[idx], self.hlen[idx] = up, down, 0
         upbits = np.stack([np.bitwise_or.reduce(BIT[up[:, :PILES]], axis=1),
                            np.bitwise_or.reduce(BIT[up[:, PILES:]], axis=1)], axis=1)
         self.upbits[idx] = self.covered[idx] = upbits
@@ -165,6 +176,9 @@ class VecGame:
         """Apply one legal action per game in ``idx`` (see :meth:`illegal`)."""
         idx = np.asarray(idx, np.int64)
         a = np.asarray(actions, np.int64)
+        n = self.hlen[idx]
+        self.history[idx, n] = a
+        self.hlen[idx] = n + 1
         phase = self.phase[idx]
         is_play = phase == PLAY
         card = is_play & (a < TRUMP_ACTION)

@@ -10,9 +10,11 @@ field by field.
 
 from __future__ import annotations
 
+from ..engine_types import Phase
 from ..rules import HandResult
 from ..view import PlayerView
 
+OVER = Phase.OVER
 #: Fields copied as ints, and as per-player (or per-pile) lists.
 SCALARS = ("phase", "trump", "dealer", "chooser", "leader", "lead", "lead_pile", "level",
            "cracker", "recracker", "hand_no", "num_hands")
@@ -34,6 +36,11 @@ class GameRow:
         self.legal_mask = int(game.legal[i])
         self._rights = tuple(bool(x) for x in game.escalation_rights([i])[0])
         self.results = [] if not game.res_count[i] else [_result(game, i)]
+        # the hand's public record: its deal's piles and its actions (hands not needed)
+        up, down = game.deal_up[i].tolist(), game.deal_down[i].tolist()
+        deal = (([], up[:5], down[:5]), ([], up[5:], down[5:]))
+        self.deals = [None] * (self.hand_no - (self.phase == OVER)) + [deal]
+        self.history, self.hand_start = game.history[i, :game.hlen[i]].tolist(), 0
 
     def escalation_rights(self) -> tuple[bool, bool]:
         return self._rights
