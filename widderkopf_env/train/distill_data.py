@@ -27,7 +27,7 @@ import numpy as np
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.pimc import PIMCAgent
 from widderkopf_env.cards import NUM_ACTIONS
-from widderkopf_env.observation import encode_with_mask
+from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
 
 __all__ = ["FIELDS", "generate", "generate_shard", "load_shards", "shard_path"]
@@ -92,8 +92,7 @@ def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
                 move = rng.choice(legal)
             game.apply(move)
     return {
-        "obs": np.asarray(rows["obs"], np.float32).reshape(-1, obs.shape[-1] if rows["obs"]
-                                                          else 540),
+        "obs": np.asarray(rows["obs"], np.float32).reshape(-1, OBS_SIZE),
         "mask": np.asarray(rows["mask"], np.int8).reshape(-1, NUM_ACTIONS),
         "action": np.asarray(rows["action"], np.int16),
         "values": np.asarray(rows["values"], np.float32).reshape(-1, NUM_ACTIONS),
