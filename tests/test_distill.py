@@ -80,7 +80,7 @@ def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
 
 
 def test_bad_arguments_are_usage_errors(capsys, tmp_path):
-    assert "positive integer" in usage_error(distill.main, ["generate", "--out", "x",
+    assert "integer >= 1" in usage_error(distill.main, ["generate", "--out", "x",
                                                             "--shards", "0"], capsys)
     assert "--mix" in usage_error(distill.main, ["generate", "--out", "x", "--shards", "1",
                                                  "--mix", "0.5,0.5"], capsys)

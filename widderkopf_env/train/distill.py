@@ -33,6 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from widderkopf_env.agents.canonical import OUT_INDEX, to_canonical, trump_of
+from widderkopf_env.agents.cli_args import (
+    UsageError,
+    add_version,
+    integer,
+    number,
+    require_train_extra,
+    run_cli,
+)
 from widderkopf_env.agents.netpolicy import PolicySnapshot
 from widderkopf_env.agents.shipped import load_policy, save_policy
 from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS, PASS
@@ -164,16 +172,6 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
 
 # --- command line ---------------------------------------------------------------------------
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _mix(text: str) -> tuple[float, float, float]:
     try:
         parts = tuple(float(x) for x in text.split(","))
@@ -187,56 +185,67 @@ def _mix(text: str) -> tuple[float, float, float]:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="widderkopf-distill", description=__doc__.split("\n")[0])
+    add_version(p)
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="write PIMC-labelled shards (resumable)")
     g.add_argument("--out", required=True, help="folder of the shards")
-    g.add_argument("--shards", type=_positive, required=True)
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--matches", type=_positive, default=4, help="matches per shard")
-    g.add_argument("--samples", type=_positive, default=None,
+    g.add_argument("--shards", type=integer(1), required=True)
+    g.add_argument("--seed", type=integer(0), default=0)
+    g.add_argument("--matches", type=integer(1), default=4, help="matches per shard")
+    g.add_argument("--samples", type=integer(1), default=None,
                    help="PIMC worlds per decision (default: PIMC's own per-kind numbers)")
     g.add_argument("--mix", type=_mix, default=(0.7, 0.2, 0.1),
                    help="shares of moves played by the expert, the heuristic, and a random "
                         "move (or --policy's)")
     g.add_argument("--policy", default=None, help="a network .npz whose moves replace the "
                                                   "random ones (DAgger)")
-    g.add_argument("--workers", type=_positive, default=1)
+    g.add_argument("--workers", type=integer(1), default=1)
     t = sub.add_parser("train", help="fit a network to the shards")
     t.add_argument("--data", nargs="+", required=True, help="shard folders")
     t.add_argument("--out", required=True, help="the network file to write (.npz)")
-    t.add_argument("--hidden", type=_positive, nargs="+", default=[512, 512, 256])
-    t.add_argument("--epochs", type=_positive, default=40)
-    t.add_argument("--batch", type=_positive, default=512)
-    t.add_argument("--lr", type=float, default=1e-3)
-    t.add_argument("--tau", type=float, default=4.0)
-    t.add_argument("--soft", type=float, default=0.5)
+    t.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
+    t.add_argument("--epochs", type=integer(1), default=40)
+    t.add_argument("--batch", type=integer(1), default=512)
+    t.add_argument("--lr", type=number(0.0, 1.0, low_open=True), default=1e-3)
+    t.add_argument("--tau", type=number(0.0, low_open=True), default=4.0,
+                   help="temperature of the soft targets, in card points")
+    t.add_argument("--soft", type=number(0.0, 1.0), default=0.5,
+                   help="share of the soft targets in the training target")
     t.add_argument("--init", default=None, help="start from this network's weights")
-    t.add_argument("--escalation-weight", type=float, default=1.0,
+    t.add_argument("--escalation-weight", type=number(0.0), default=1.0,
                    help="loss weight of positions where an escalation or pass is legal")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=integer(0), default=0)
     return p
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    if args.command == "generate":
-        if args.policy is not None and not Path(args.policy).is_file():
-            parser().error(f"--policy {args.policy!r}: no such file")
-        n = generate(args.out, args.shards, args.seed, args.matches, args.samples, args.mix,
-                     args.workers, args.policy)
-        print(f"wrote {n} positions")
+    p = parser()
+
+    def body() -> int:
+        args = p.parse_args(argv)
+        if args.command == "generate":
+            if args.policy is not None and not Path(args.policy).is_file():
+                raise UsageError(f"--policy {args.policy!r}: no such file")
+            n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
+                         args.mix, args.workers, args.policy)
+            print(f"wrote {n} positions")
+            return 0
+        require_train_extra("widderkopf-distill train")
+        try:
+            data = load_shards(args.data)
+            init = load_policy(args.init) if args.init else None
+        except (FileNotFoundError, OSError, KeyError, ValueError) as err:
+            raise UsageError(str(err)) from None
+        print(f"{len(data['action'])} positions")
+        weights = train(data, tuple(args.hidden), args.epochs, args.batch, args.lr,
+                        args.tau, args.soft, args.seed, init=init,
+                        escalation_weight=args.escalation_weight)
+        save_policy(weights, args.out)
+        print(f"wrote {args.out}")
         return 0
-    try:
-        data = load_shards(args.data)
-    except FileNotFoundError as e:
-        parser().error(str(e))
-    init = load_policy(args.init) if args.init else None
-    print(f"{len(data['action'])} positions")
-    weights = train(data, tuple(args.hidden), args.epochs, args.batch, args.lr, args.tau,
-                    args.soft, args.seed, init=init, escalation_weight=args.escalation_weight)
-    save_policy(weights, args.out)
-    print(f"wrote {args.out}")
-    return 0
+
+    return run_cli(p, body, lambda _exc: "stopped; the same command resumes (finished "
+                                         "shards are kept)")
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | N
         results = map(_job, jobs)
     else:
         import multiprocessing as mp
-        pool = mp.get_context("spawn").Pool(workers)
+        pool = mp.Pool(workers)
         results = pool.imap_unordered(_job, jobs)
     try:
         for i, (k, n, dt) in enumerate(results, 1):
