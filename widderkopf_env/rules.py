@@ -156,7 +156,8 @@ class Game:
         g.first_dealer = view.dealer ^ (view.hand_no & 1)
         g.initial_scores, g.scores = tuple(view.scores), list(view.scores)
         g.results = [view.last_result] if view.last_result is not None else []
-        g.deals = [None] * view.hand_no + [view.initial_deal(hand, face_down, opponent_discard)]
+        deal = view.initial_deal(hand, face_down, opponent_discard)
+        g.deals = [None] * (view.hand_no - (view.phase == OVER)) + [deal]
         g.history, g.hand_start = list(view.hand_history), 0
         if HIDDEN in g.history:  # the opponent's discard, as the world has it
             g.history[g.history.index(HIDDEN)] = opponent_discard
