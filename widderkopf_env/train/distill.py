@@ -199,10 +199,14 @@ def parser() -> argparse.ArgumentParser:
                         "move (or --policy's)")
     g.add_argument("--policy", default=None, help="a network .npz whose moves replace the "
                                                   "random ones (DAgger)")
+    g.add_argument("--expert", choices=("pimc", "pimc-uniform"), default="pimc",
+                   help="the labelling search bot: with opponent inference or without")
     g.add_argument("--workers", type=integer(1), default=1)
     t = sub.add_parser("train", help="fit a network to the shards")
     t.add_argument("--data", nargs="+", required=True, help="shard folders")
     t.add_argument("--out", required=True, help="the network file to write (.npz)")
+    t.add_argument("--max-shards", type=integer(1), default=None,
+                   help="use shards 0..N-1 of each folder only")
     t.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
     t.add_argument("--epochs", type=integer(1), default=40)
     t.add_argument("--batch", type=integer(1), default=512)
@@ -227,12 +231,12 @@ def main(argv=None) -> int:
             if args.policy is not None and not Path(args.policy).is_file():
                 raise UsageError(f"--policy {args.policy!r}: no such file")
             n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
-                         args.mix, args.workers, args.policy)
+                         args.mix, args.workers, args.policy, args.expert == "pimc")
             print(f"wrote {n} positions")
             return 0
         require_train_extra("widderkopf-distill train")
         try:
-            data = load_shards(args.data)
+            data = load_shards(args.data, args.max_shards)
             init = load_policy(args.init) if args.init else None
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None

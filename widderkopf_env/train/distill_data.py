@@ -48,18 +48,19 @@ def _behaviour(mix: tuple[float, float, float], rng: random.Random) -> str:
 
 
 def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
-                   mix=(0.7, 0.2, 0.1), policy=None) -> dict[str, np.ndarray]:
+                   mix=(0.7, 0.2, 0.1), policy=None, infer: bool = True) -> dict[str, np.ndarray]:
     """The labelled positions of shard ``k`` (``matches`` matches of 1-3 hands).
 
     ``mix``: the chance that the move played is the expert's, the heuristic's, or the
     third kind's (a random legal move, or ``policy``'s when a policy agent is given:
     the DAgger rounds). ``samples``: the expert's worlds per decision (None: its
-    defaults)."""
+    defaults); ``infer``: the expert reads its opponent (``pimc``) or samples uniformly
+    (``pimc-uniform``)."""
     if len(mix) != 3 or min(mix) < 0 or abs(sum(mix) - 1.0) > 1e-9:
         raise ValueError(f"mix must be three non-negative shares summing to 1, got {mix!r}")
     base = seed * 1_000_003 + k
     rng = random.Random(base)
-    expert = PIMCAgent(seed=base, samples=samples)
+    expert = PIMCAgent(seed=base, samples=samples, infer=infer)
     heuristic = HeuristicAgent()
     rows: dict[str, list] = {f: [] for f in FIELDS}
     for m in range(matches):
@@ -108,19 +109,20 @@ def _write(path: Path, data: dict) -> None:
 
 
 def _job(args) -> tuple[int, int, float]:
-    k, out, seed, matches, samples, mix, policy_file = args
+    k, out, seed, matches, samples, mix, policy_file, infer = args
     t0 = time.perf_counter()
     policy = None
     if policy_file is not None:
         from .distill import load_net_agent
         policy = load_net_agent(policy_file, seed=k)
-    data = generate_shard(k, seed, matches, samples, mix, policy)
+    data = generate_shard(k, seed, matches, samples, mix, policy, infer)
     _write(shard_path(out, k), data)
     return k, len(data["action"]), time.perf_counter() - t0
 
 
 def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
-             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, log=print) -> int:
+             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, infer: bool = True,
+             log=print) -> int:
     """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
     ``workers`` processes. Returns the number of positions written by this call."""
     out = Path(out)
@@ -128,7 +130,7 @@ def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | N
     todo = [k for k in range(shards) if not shard_path(out, k).exists()]
     if len(todo) < shards:
         log(f"{shards - len(todo)} of {shards} shards exist already in {out}; resuming")
-    jobs = [(k, out, seed, matches, samples, tuple(mix), policy_file) for k in todo]
+    jobs = [(k, out, seed, matches, samples, tuple(mix), policy_file, infer) for k in todo]
     written, t0 = 0, time.perf_counter()
     if workers <= 1:
         results = map(_job, jobs)
@@ -148,12 +150,15 @@ def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | N
     return written
 
 
-def load_shards(dirs) -> dict[str, np.ndarray]:
-    """All shards of the given folders, concatenated."""
+def load_shards(dirs, max_shards: int | None = None) -> dict[str, np.ndarray]:
+    """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
+    concatenated."""
     parts = {f: [] for f in FIELDS}
     for d in ([dirs] if isinstance(dirs, (str, Path)) else dirs):
         for path in sorted(Path(d).glob("shard_*.npz")):
             if path.name.endswith(".tmp.npz"):
+                continue
+            if max_shards is not None and int(path.stem.split("_")[1]) >= max_shards:
                 continue
             with np.load(path, allow_pickle=False) as z:
                 for f in FIELDS:
