@@ -166,3 +166,48 @@ def test_crack_curriculum_masks_escalation():
                 _, _, done, _, info = env.step(int(legal[-1]))  # escalate whenever allowed
             assert info["opponent"] == "heuristic" and info["game_points"] != 0
     assert seen[True] > 0 and seen[False] == 0
+
+
+def test_init_warm_starts_the_actor_from_a_policy_file(tmp_path):
+    """--init net: the run's actor starts as the shipped network (with a learning rate of
+    1e-12 it stays there), --crack-after defaults to 0, and the critic is left alone."""
+    from sb3_contrib import MaskablePPO
+
+    from widderkopf_env.agents.shipped import NET_FILE, load_policy
+
+    out = tmp_path / "warm"
+    train_from_args(["--total-steps", "256", "--n-envs", "2", "--out", str(out), "--init", "net",
+                     "--net-arch", "256,256", "--lr", "1e-12", "--lr-schedule", "constant",
+                     *_without(TINY, "--net-arch", "--crack-after", "--snapshot-every",
+                               "--self-play")])
+    config = json.loads((out / "config.json").read_text())
+    assert config["init"] == str(NET_FILE.resolve()) and config["crack_after"] == 0
+    model = MaskablePPO.load(out / "final_model.zip", device="cpu")
+    got, want = export_policy(model)["layers"], load_policy(NET_FILE)["layers"]
+    for (w, b), (w0, b0) in zip(got, want, strict=True):
+        np.testing.assert_allclose(w, w0, atol=1e-6)
+        np.testing.assert_allclose(b, b0, atol=1e-6)
+
+
+def _without(args: list[str], *flags: str) -> list[str]:
+    """``args`` less the given flags and (except for a trailing flag) their values."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in flags:
+            skip = a != "--self-play"
+        else:
+            out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("init, extra, message", [
+    ("net", ["--net-arch", "32,32"], "hidden layers [256, 256]"),
+    ("nowhere.npz", [], "neither 'ppo', 'net' nor an existing .npz"),
+])
+def test_init_refuses_what_does_not_fit(tmp_path, capsys, init, extra, message):
+    with pytest.raises(SystemExit) as exc:
+        train_from_args(["--out", str(tmp_path / "run"), "--init", init, *extra])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()  # refused before anything was written

@@ -18,6 +18,9 @@ it plays both seats). Opponents (see :mod:`.opponents`):
 - ``--warmup-random N``: a curriculum: the first N steps against the random bot only.
 - ``--crack-after N``: a curriculum: the learner may not escalate during the first N steps
   (it learns card play first; its escalation decision starts fresh afterwards).
+- ``--init POLICY``: a warm start: the actor starts from the shipped ``ppo`` or ``net``
+  policy or a ``widderkopf-distill`` .npz (PPO fine-tuning of a distilled network); the
+  critic starts fresh, and ``--crack-after`` defaults to 0.
 
 Every ``--eval-every`` steps the deterministic policy plays ``--eval-pairs`` duplicate
 deal pairs against the heuristic and the random bot (fixed seed, so evaluations are
@@ -123,8 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rewards are multiplied by this (game points are 1..64)")
     g.add_argument("--warmup-random", type=COUNT, default=0, metavar="STEPS",
                    help="curriculum: train against the random bot for the first STEPS")
-    g.add_argument("--crack-after", type=COUNT, default=500_000, metavar="STEPS",
-                   help="curriculum: the learner may not escalate (crack) before STEPS")
+    g.add_argument("--crack-after", type=COUNT, default=None, metavar="STEPS",
+                   help="curriculum: the learner may not escalate (crack) before STEPS "
+                        "(default 500000; 0 with --init)")
     g = p.add_argument_group("self-play")
     g.add_argument("--self-play", action="store_true",
                    help="opponents: the bots mixed with a pool of the learner's snapshots")
@@ -146,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(train/policies.py); mlp: SB3's plain MlpPolicy")
     g.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="activation of the hidden layers")
+    g.add_argument("--init", default=None, metavar="POLICY",
+                   help="warm start: the actor starts from this policy's weights: 'ppo', "
+                        "'net' (the shipped files) or a .npz written by widderkopf-distill "
+                        "(the critic starts fresh; its layers must match --net-arch)")
     g.add_argument("--lr", type=number(0, low_open=True), default=1e-3,
                    help="Adam learning rate")
     g.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear",
@@ -208,6 +216,10 @@ def _config(parser: argparse.ArgumentParser, argv) -> dict:
         cfg["net_arch"] = NET_SIZES[args.net_size]
     if cfg["n_steps"] is None:
         cfg["n_steps"] = max(32, 8192 // args.n_envs)
+    if cfg["crack_after"] is None:
+        cfg["crack_after"] = 0 if args.init else 500_000
+    if args.init is not None:
+        cfg["init"] = str(_init_file(args.init, cfg))
     if cfg["n_steps"] * args.n_envs < 2:
         raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
                          f"advantages over each rollout), got {cfg['n_steps']} x {args.n_envs}")
@@ -239,6 +251,15 @@ def _config(parser: argparse.ArgumentParser, argv) -> dict:
     cfg.setdefault("eval_seed", derive_seed(cfg["seed"], "eval"))
     cfg.setdefault("final_eval_seed", derive_seed(cfg["seed"], "final-eval"))
     return cfg
+
+
+def _init_file(spec: str, cfg: dict) -> Path:
+    from .snapshot import init_file
+
+    try:
+        return init_file(spec, cfg["net_arch"], cfg["activation"], cfg["policy"] == "canonical")
+    except ValueError as err:
+        raise UsageError(f"--init: {err}") from None
 
 
 def _check_out(out: Path) -> None:
@@ -397,6 +418,13 @@ def _train(cfg: dict, live: dict) -> dict:
     run = TrainingRun(cfg, out, vec_env, log)
     if found is None:
         model = new_model(cfg, vec_env)
+        if cfg.get("init"):
+            from widderkopf_env.agents.shipped import load_policy
+
+            from .snapshot import load_actor
+
+            load_actor(model, load_policy(cfg["init"]))  # _init_file checked that it fits
+            log(f"actor initialised from {cfg['init']}")
     else:
         zip_path, state = found
         model = MaskablePPO.load(zip_path, env=vec_env, device="cpu",
