@@ -40,8 +40,8 @@ def run(tmp_path_factory):
 
 def test_run_writes_everything(run):
     out, summary = run
-    for name in ("config.json", "best_model.zip", "final_model.zip", "eval_history.json",
-                 "learning_curve.png", "summary.json"):
+    for name in ("config.json", "best_model.zip", "final_model.zip", "final_policy.npz",
+                 "eval_history.json", "learning_curve.png", "summary.json"):
         assert (out / name).is_file(), name
     assert list((out / "tb").glob("ppo_*/events.out.tfevents.*"))
     assert checkpoints.list_steps(out / "checkpoints") == [1024, 2048, 3072]
@@ -79,12 +79,22 @@ def test_resume_after_kill_continues_the_step_count(run, tmp_path):
     assert len(list((out / "tb").iterdir())) == 1  # the same TensorBoard run goes on
 
 
-def test_saved_model_is_an_agent(run):
+@pytest.mark.parametrize("name", ["final_model.zip", "final_policy.npz"])
+def test_saved_model_is_an_agent(run, name):
     out, _ = run
-    agent = load_agent(str(out / "final_model.zip"))
+    agent = load_agent(str(out / name))
     for seed in range(4):
         game = play_game(Game.new(seed=seed), (agent, RandomAgent(seed)))  # raises if illegal
         assert game.is_over
+    if name.endswith(".npz"):  # the same actor as the .zip: the same moves
+        torch_agent = load_agent(str(out / "final_model.zip"))
+        for seed in range(4):
+            game = Game.new(seed=seed)
+            while not game.is_over:
+                view = game.view(game.current)
+                move = agent.act(view)
+                assert move == torch_agent.act(view)
+                game.apply(move)
 
 
 @pytest.mark.parametrize("policy", ["canonical", "mlp"])

@@ -28,8 +28,11 @@ comparable); the best by mean game points vs the heuristic is kept as best_model
 At the end, the final and the best model are evaluated afresh on ``--final-eval-pairs``
 pairs with another seed (the unbiased figures). The output directory holds::
 
-    config.json  tb/  checkpoints/  best_model.zip  final_model.zip  eval_history.json
-    learning_curve.png  summary.json
+    config.json  tb/  checkpoints/  best_model.zip  final_model.zip  final_policy.npz
+    eval_history.json  learning_curve.png  summary.json
+
+(``final_policy.npz``: the final actor as numpy arrays, an agent without torch:
+``widderkopf-eval runs/ppo/final_policy.npz heuristic``, or ``--init`` of another run.)
 
 Why the defaults (from short runs on 2 CPU cores, see ``bench/train.py``):
 
@@ -402,6 +405,8 @@ def _train(cfg: dict, live: dict) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from widderkopf_env.agents.shipped import save_policy
+
     from . import checkpoints
     from .callbacks import RunCallback, TrainingRun
     from .evaluation import describe, evaluate, plot_learning_curve
@@ -457,6 +462,7 @@ def _train(cfg: dict, live: dict) -> dict:
         model.logger.dump(steps)
     run.checkpoint(model)
     checkpoints.save_model(model, out / "final_model.zip")
+    save_policy(export_policy(model), out / "final_policy.npz")  # torch-free, an agent
     env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
     wall = run.wall_seconds()
     trained_now = steps - start_steps
