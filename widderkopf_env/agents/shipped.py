@@ -48,8 +48,9 @@ NET_FILE = Path(__file__).with_name("net_policy.npz")
 
 
 def shipped_net_agent(seed: int | None = None) -> PolicySnapshot:
-    """The shipped network distilled from PIMC (``load_agent("net")``; README, "The
-    distilled network"), playing its most probable legal action."""
+    """The shipped network distilled from PIMC and fine-tuned by PPO
+    (``load_agent("net")``; README, "The distilled network"; ``train/net.sh`` rebuilds
+    it), playing its most probable legal action."""
     if not NET_FILE.exists():
         raise FileNotFoundError(f"the shipped network {NET_FILE} is missing")
     return PolicySnapshot(load_policy(NET_FILE), deterministic=True, name="net", seed=seed)

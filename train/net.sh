@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Rebuild the shipped network (widderkopf_env/agents/net_policy.npz, load_agent("net")) from
+# nothing, and measure it as README.md's bot ladder does. Run from the repository root with
+# the project installed with the [train] extra (make .venv; source .venv/bin/activate):
+#
+#     bash train/net.sh [OUT]          # OUT defaults to runs/net; WORKERS=2 by default
+#
+# Every step is resumable: rerunning the script after a stop or a crash skips the PIMC
+# shards already written and goes on from the PPO run's newest checkpoint. Wall time on this
+# project's 2-core machine (README, "The distilled network"): about 12 minutes of PIMC
+# labels, 15 s of imitation, about 45 minutes of PPO on one core, a few minutes of
+# evaluation (20 minutes more with the games against PIMC).
+set -euo pipefail
+OUT=${1:-runs/net}
+WORKERS=${WORKERS:-2}
+mkdir -p "$OUT"
+
+# 1. search data: 86 shards (25,093 positions) of play, every position labelled by PIMC
+#    with uniform worlds; shard k is the same file whatever the number of workers
+widderkopf-distill generate --out "$OUT/data" --shards 86 --seed 1 --matches 4 \
+    --expert pimc-uniform --workers "$WORKERS"
+
+# 2. imitation, starting from the shipped PPO policy's weights (the architecture of both)
+if [ ! -f "$OUT/distilled.npz" ]; then
+    widderkopf-distill train --data "$OUT/data" --out "$OUT/distilled.npz" \
+        --init widderkopf_env/agents/ppo_policy.npz --hidden 256 256 --lr 3e-5 --epochs 8 \
+        --soft 0.8 --tau 8
+fi
+
+# 3. PPO fine-tuning against the heuristic: 3M steps, then on to 8M (the shipped run was
+#    made in these two legs; --resume re-seeds the envs at the step it resumes from, so a
+#    first leg stopped early and finished by the second is a different, equivalent run)
+ppo=(--out "$OUT/ppo" --no-progress-bar)
+if [ ! -f "$OUT/ppo/config.json" ]; then
+    widderkopf-train "${ppo[@]}" --init "$OUT/distilled.npz" --total-steps 3000000 \
+        --lr 1e-4 --lr-schedule constant --eval-every 500000 --eval-pairs 300 \
+        --final-eval-pairs 2000 --seed 1
+fi
+widderkopf-train "${ppo[@]}" --resume --total-steps 8000000
+cp "$OUT/ppo/final_policy.npz" "$OUT/net.npz"
+
+# 4. the ladder rows (any .npz policy is an agent)
+widderkopf-eval "$OUT/net.npz" heuristic --pairs 2000 --seed 2026 --workers "$WORKERS"
+widderkopf-eval "$OUT/net.npz" ppo --pairs 2000 --seed 2026 --workers "$WORKERS"
+widderkopf-eval "$OUT/net.npz" pimc --pairs 200 --seed 2026 --workers "$WORKERS"
