@@ -1,5 +1,7 @@
-"""Agent speed: microseconds per decision of the heuristic, the random bot and the
-shipped networks (``ppo``, ``net``: numpy forward passes, one core).
+"""Agent speed: microseconds per decision of the heuristic, the random bot, the
+shipped networks (``ppo``, ``net``: numpy forward passes, one core) and ``net-endgame``
+(``net`` with its last 5 tricks solved exactly over 8 sampled worlds; its slowest
+decision is printed too).
 
     python bench/agents.py [--games N] [--repeat R]
 
@@ -59,8 +61,15 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     views = positions(args.games)
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
-    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net")):
-        print(f"  {agent.name:10s} {time_agent(agent, views, args.repeat):6.2f} us/decision")
+    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"),
+                  load_agent("net-endgame", seed=0)):
+        print(f"  {agent.name:11s} {time_agent(agent, views, args.repeat):7.2f} us/decision")
+    endgame, slowest = load_agent("net-endgame", seed=0), 0.0
+    for v in views:
+        t0 = time.perf_counter()
+        endgame.act(v)
+        slowest = max(slowest, time.perf_counter() - t0)
+    print(f"  net-endgame slowest decision {slowest * 1e3:.1f} ms")
     groups = defaultdict(list)
     for v in views:
         groups[kind(v)].append(v)
