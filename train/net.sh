@@ -8,8 +8,8 @@
 # Every step is resumable: rerunning the script after a stop or a crash skips the PIMC
 # shards already written and goes on from the PPO run's newest checkpoint. Wall time on this
 # project's 2-core machine (README, "The distilled network"): about 12 minutes of PIMC
-# labels, 15 s of imitation, about 45 minutes of PPO on one core, a few minutes of
-# evaluation (20 minutes more with the games against PIMC).
+# labels, 15 s of imitation, about 45 minutes of PPO and 32 of self-play on one core, a
+# few minutes of evaluation (about 18 minutes more with the games against PIMC).
 set -euo pipefail
 OUT=${1:-runs/net}
 WORKERS=${WORKERS:-2}
@@ -37,9 +37,20 @@ if [ ! -f "$OUT/ppo/config.json" ]; then
         --final-eval-pairs 2000 --seed 1
 fi
 widderkopf-train "${ppo[@]}" --resume --total-steps 8000000
-cp "$OUT/ppo/final_policy.npz" "$OUT/net.npz"
 
-# 4. the ladder rows (any .npz policy is an agent)
+# 4. self-play: 3M steps against the learner's snapshots, the heuristic (50%) and the
+#    random bot (10%)
+sp=(--out "$OUT/self-play" --no-progress-bar)
+if [ ! -f "$OUT/self-play/config.json" ]; then
+    widderkopf-train "${sp[@]}" --init "$OUT/ppo/final_policy.npz" --self-play \
+        --total-steps 3000000 --lr 1e-4 --lr-schedule constant --eval-every 1000000 \
+        --eval-pairs 300 --seed 4
+elif [ ! -f "$OUT/self-play/final_policy.npz" ]; then  # stopped part-way: go on
+    widderkopf-train "${sp[@]}" --resume --total-steps 3000000
+fi
+cp "$OUT/self-play/final_policy.npz" "$OUT/net.npz"
+
+# 5. the ladder rows (any .npz policy is an agent)
 widderkopf-eval "$OUT/net.npz" heuristic --pairs 2000 --seed 2026 --workers "$WORKERS"
 widderkopf-eval "$OUT/net.npz" ppo --pairs 2000 --seed 2026 --workers "$WORKERS"
-widderkopf-eval "$OUT/net.npz" pimc --pairs 200 --seed 2026 --workers "$WORKERS"
+widderkopf-eval "$OUT/net.npz" pimc --pairs 500 --seed 2026 --workers "$WORKERS"

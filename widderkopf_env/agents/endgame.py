@@ -18,7 +18,7 @@ exactly in each, the best mean score played. Both read only the
 may not (R8).
 
 ``load_agent("net-endgame")`` is the shipped network wrapped so (5 tricks, 8 worlds):
-+0.13 game points per hand over ``net`` against the heuristic (README, "Bot ladder").
++0.12 game points per hand over ``net`` against the heuristic (README, "Bot ladder").
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ NET_FILE = Path(__file__).with_name("net_policy.npz")
 
 
 def shipped_net_agent(seed: int | None = None) -> PolicySnapshot:
-    """The shipped network distilled from PIMC and fine-tuned by PPO
+    """The shipped network distilled from PIMC, fine-tuned by PPO and by self-play
     (``load_agent("net")``; README, "The distilled network"; ``train/net.sh`` rebuilds
     it), playing its most probable legal action."""
     if not NET_FILE.exists():
