@@ -61,10 +61,10 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     views = positions(args.games)
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
-    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"),
-                  load_agent("net-endgame", seed=0)):
+    endgame = load_agent("net-endgame", seed=0)
+    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"), endgame):
         print(f"  {agent.name:11s} {time_agent(agent, views, args.repeat):7.2f} us/decision")
-    endgame, slowest = load_agent("net-endgame", seed=0), 0.0
+    slowest = 0.0
     for v in views:
         t0 = time.perf_counter()
         endgame.act(v)
