@@ -11,11 +11,12 @@ from __future__ import annotations
 from widderkopf_env.registry import agent_names, load_agent, register_agent
 
 from .base import Agent, RandomAgent, reset_agent
+from .endgame import EndgameAgent
 from .heuristic import HeuristicAgent
 from .pimc import PIMCAgent
 from .shipped import shipped_ppo_agent
 
 __all__ = [
-    "Agent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "agent_names", "load_agent",
+    "Agent", "EndgameAgent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "agent_names", "load_agent",
     "register_agent", "reset_agent", "shipped_ppo_agent",
 ]
