@@ -12,7 +12,7 @@ from widderkopf_env.agents.endgame import EndgameAgent
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.resample import Resampler
 from widderkopf_env.agents.solver import game_points, solve_actions
-from widderkopf_env.cards import ESCALATE, TRICKS
+from widderkopf_env.cards import TRICKS
 from widderkopf_env.rules import PLAY
 
 
@@ -39,37 +39,33 @@ def test_load_agent_net_endgame():
     assert (agent.tricks, agent.worlds) == (5, 8) and agent.policy.name == "net"
 
 
-def test_the_network_decides_until_the_last_tricks_and_the_solver_after():
-    agent, net = load_agent("net-endgame", seed=1), load_agent("net")
-    solved = 0
-    for g, view in decisions(agent, 12, seed=40):
-        left = TRICKS - len(view.tricks)
-        assert agent.solves(view) == (view.phase == g.phase == PLAY and left <= 5)
-        if agent.solves(view):
-            solved += 1
-            assert agent.act(view) in g.legal_actions()
-        else:
-            assert agent.act(view) == net.act(view)  # trump, discard, escalations, cards
-    assert solved >= 12 * 4
-
-
-def test_a_deeper_endgame_from_the_package_import():
-    # README: EndgameAgent(load_agent("net"), tricks=7) beats PIMC; the solver takes
-    # over with 7 tricks left (the open one counted) and plays legal cards from there
+def deeper_endgame():
+    # README: EndgameAgent(load_agent("net"), tricks=7), both from widderkopf_env.agents,
+    # beats PIMC
     from widderkopf_env.agents import EndgameAgent as Exported
 
     assert Exported is EndgameAgent
-    agent = Exported(load_agent("net"), tricks=7, seed=2)
+    agent = Exported(load_agent("net"), tricks=7, seed=1)
     assert agent.name == "net+endgame" and (agent.tricks, agent.worlds) == (7, 8)
-    lefts = set()
-    for g, view in decisions(agent, 2, seed=60):
+    return agent
+
+
+@pytest.mark.parametrize("make, tricks", [
+    (lambda: load_agent("net-endgame", seed=1), 5), (deeper_endgame, 7)],
+    ids=["net-endgame", "tricks=7"])
+def test_the_network_decides_until_the_last_tricks_and_the_solver_after(make, tricks):
+    agent, net = make(), load_agent("net")
+    solved, lefts = 0, set()
+    for g, view in decisions(agent, 12, seed=40):
         left = TRICKS - len(view.tricks)
+        assert agent.solves(view) == (view.phase == g.phase == PLAY and left <= tricks)
         if agent.solves(view):
+            solved += 1
             lefts.add(left)
             assert agent.act(view) in g.legal_actions()
         else:
-            assert view.phase != PLAY or left > 7 or view.legal >> ESCALATE & 1
-    assert max(lefts) == 7
+            assert agent.act(view) == net.act(view)  # trump, discard, escalations, cards
+    assert solved >= 12 * 4 and max(lefts) == tricks
 
 
 def test_endgame_moves_are_nearly_perfect_where_the_network_errs():

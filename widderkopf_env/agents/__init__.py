@@ -17,6 +17,6 @@ from .pimc import PIMCAgent
 from .shipped import shipped_ppo_agent
 
 __all__ = [
-    "Agent", "EndgameAgent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "agent_names", "load_agent",
-    "register_agent", "reset_agent", "shipped_ppo_agent",
+    "Agent", "EndgameAgent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "agent_names",
+    "load_agent", "register_agent", "reset_agent", "shipped_ppo_agent",
 ]
