@@ -1,10 +1,15 @@
-"""Only the optional C accelerator is configured here; everything else is in pyproject.toml.
+"""Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
 ``widderkopf_env._speedups`` encodes observations in C: without it an env step takes
 1.5-1.6x as long (README, "Benchmarks"; ``python bench/env.py``). It is optional:
 without a C compiler the build goes on and widderkopf_env uses its pure-Python encoder,
 which gives identical observations (``widderkopf_env.game_encoder.ACCELERATED`` says
 which one runs).
+
+``widderkopf_env.agents._solver`` is the endgame solver's search in C (PIMC's inner
+loop), optional in the same way: without it ``widderkopf_env.agents.solver`` searches in
+Python, with identical results, 35-45x slower (``solver.ACCELERATED``;
+``python bench/solver.py``).
 """
 
 from setuptools import Extension, setup
@@ -15,6 +20,11 @@ setup(
             "widderkopf_env._speedups",
             sources=["widderkopf_env/_speedups.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "widderkopf_env.agents._solver",
+            sources=["widderkopf_env/agents/_solver.c"],
+            optional=True,
+        ),
     ]
 )
