@@ -16,15 +16,15 @@ venv .venv: $(STAMP)
 # torch==2.13.0 is installed first: on our machines that exact version comes from a
 # local CPU wheel, whereas an unpinned torch would pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
-# also compiles the optional C accelerator (setup.py) when a C compiler is present.
-$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
+# also compiles the optional C accelerators (setup.py) when a C compiler is present.
+$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c widderkopf_env/agents/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render]"
 	touch $@
 
-$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c
+$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c widderkopf_env/agents/_solver.c
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0
@@ -67,3 +67,4 @@ clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f widderkopf_env/_speedups*.so widderkopf_env/_speedups*.pyd
+	rm -f widderkopf_env/agents/_solver*.so widderkopf_env/agents/_solver*.pyd

@@ -122,12 +122,19 @@ def test_console_scripts_declared(wheel: BuiltWheel) -> None:
         assert scripts.get(name) == target, f"{name}: {scripts.get(name)!r} != {target!r}"
 
 
-def test_wheel_has_the_c_accelerator_where_a_compiler_is(wheel: BuiltWheel) -> None:
+# the optional C accelerators (setup.py), as paths of their sources, each built into a
+# compiled module beside it
+C_SOURCES = ("widderkopf_env/_speedups.c", "widderkopf_env/agents/_solver.c")
+
+
+@pytest.mark.parametrize("source", C_SOURCES)
+def test_wheel_has_the_c_accelerator_where_a_compiler_is(wheel: BuiltWheel, source) -> None:
     if not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler: the wheel is pure Python (the accelerator is optional)")
-    assert any(n.startswith("widderkopf_env/_speedups") and n.endswith((".so", ".pyd"))
-               for n in wheel.names), "the wheel lacks widderkopf_env._speedups"
-    assert "widderkopf_env/_speedups.c" not in wheel.names
+        pytest.skip("no C compiler: the wheel is pure Python (the accelerators are optional)")
+    module = source.removesuffix(".c")
+    assert any(n.startswith(module + ".") and n.endswith((".so", ".pyd"))
+               for n in wheel.names), f"the wheel lacks {module.replace('/', '.')}"
+    assert source not in wheel.names
 
 
 def test_license_is_in_both_archives(wheel: BuiltWheel) -> None:
@@ -152,8 +159,9 @@ def test_the_version_is_the_packages_own(wheel: BuiltWheel) -> None:
     assert wheel.sdist.name == f"widderkopf_env-{version}.tar.gz"
     newest = re.search(r"^## \[?(\d[^\]\s]*)", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
     assert newest and newest[1] == version
-    assert f"{wheel.sdist.name.removesuffix('.tar.gz')}/widderkopf_env/_speedups.c" in (
-        wheel.sdist_names)  # the sdist can still build the accelerator
+    top = wheel.sdist.name.removesuffix(".tar.gz")
+    for source in C_SOURCES:  # the sdist can still build the accelerators
+        assert f"{top}/{source}" in wheel.sdist_names
 
 
 @pytest.mark.skipif(os.name != "posix", reason="hides the compiler the POSIX way")
@@ -188,11 +196,14 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
     assert install.returncode == 0, install.stdout + install.stderr
     check = subprocess.run(
         [python, "-c", "import widderkopf_env, widderkopf_env.game_encoder as o; "
-                       "print(widderkopf_env.__file__, o.ACCELERATED)"],
+                       "import widderkopf_env.agents.solver as s; "
+                       "print(widderkopf_env.__file__, o.ACCELERATED, s.ACCELERATED)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    where, accelerated = check.stdout.split()
-    assert where.startswith(str(fresh)) and accelerated == "False", check.stdout + check.stderr
+    where, encoder, solver = check.stdout.split()
+    assert where.startswith(str(fresh)), check.stdout + check.stderr
+    assert encoder == solver == "False", check.stdout + check.stderr
     assert not list(Path(where).parent.glob("_speedups*"))
+    assert not list(Path(where).parent.glob("agents/_solver*"))
     play = subprocess.run(
         [bindir / "widderkopf-eval", "heuristic", "random", "--pairs", "1", "--workers", "1",
          "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
