@@ -16,7 +16,8 @@ SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", N
 
 @SHIPPED
 def test_shipped_policy_is_small_and_fits_the_observation(name, path):
-    assert path.stat().st_size < 2_000_000
+    # net also holds its card-value network (512-512-256 over 778 inputs: 3.8 MB)
+    assert path.stat().st_size < (2_000_000 if name == "ppo" else 4_500_000)
     weights = load_policy(path)
     first, last = weights["layers"][0][0], weights["layers"][-1][0]
     assert first.shape[1] == OBS_SIZE and last.shape[0] == 42

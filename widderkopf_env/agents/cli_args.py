@@ -43,16 +43,18 @@ class UsageError(ValueError):
 
 # --- argparse types -----------------------------------------------------------------------
 
-def integer(minimum: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an int, at least ``minimum`` when given."""
-    want = "an integer" if minimum is None else f"an integer >= {minimum}"
+def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an int, at least ``minimum`` and at most ``maximum`` when given."""
+    want = ("an integer" if minimum is None else f"an integer >= {minimum}"
+            if maximum is None else f"an integer in {minimum}..{maximum}")
 
     def convert(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
-        if minimum is not None and value < minimum:
+        if (minimum is not None and value < minimum) or (maximum is not None
+                                                          and value > maximum):
             raise argparse.ArgumentTypeError(f"expected {want}, got {value}")
         return value
 

@@ -1,12 +1,12 @@
 """EndgameAgent: a policy that hands its last card decisions to the exact solver.
 
-The shipped network (``load_agent("net")``) plays its endgames badly: measured against
-the exact value of every card in the true deal (:func:`.solver.solve_actions`), its
-card choices in the last six tricks lose 0.68 card points per decision, PIMC's 0.07
-(``docs/EXPERIMENTS.md``, "Where the network loses to PIMC"). Late in a hand almost
-everything is known (the face-up cards, the cards played, the opponent's voids), so a
-few sampled worlds solved exactly play it nearly perfectly, and cheaply: with 5 tricks
-left one world takes about 0.6 ms.
+A policy network plays its endgames badly: measured against the exact value of every
+card in the true deal (:func:`.solver.solve_actions`), the card choices of the policy
+network alone (the ``net`` of earlier versions) in the last six tricks lose 0.68 card
+points per decision, PIMC's 0.07 (``docs/EXPERIMENTS.md``, "Where the network loses to
+PIMC"). Late in a hand almost everything is known (the face-up cards, the cards played,
+the opponent's voids), so a few sampled worlds solved exactly play it nearly perfectly,
+and cheaply: with 5 tricks left one world takes well under a millisecond.
 
 :class:`EndgameAgent` wraps any agent (the ``policy``): while more than ``tricks``
 tricks are left (the open one counted) and for the trump choice, the discard and every
@@ -18,7 +18,9 @@ exactly in each, the best mean score played. Both read only the
 may not (R8).
 
 ``load_agent("net-endgame")`` is the shipped network wrapped so (5 tricks, 8 worlds):
-+0.12 game points per hand over ``net`` against the heuristic (README, "Bot ladder").
++0.08 game points per hand over ``net`` head to head; ``net``'s card-value network
+already plays endgames well, so the gain is smaller than over the policy network alone
+(+0.12 against the heuristic; README, "Bot ladder").
 """
 
 from __future__ import annotations

@@ -14,17 +14,27 @@ from pathlib import Path
 import numpy as np
 
 from .netpolicy import PolicySnapshot
+from .valuenet import CardValues, NetAgent, load_values, save_values
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
 
 
-def save_policy(weights: dict, path=POLICY_FILE) -> None:
-    """Write exported actor weights (``train.snapshot.export_policy``) as a small .npz."""
-    arrays = {}
+def policy_arrays(weights: dict) -> dict:
+    """The arrays of a policy file for exported actor weights."""
+    arrays = {"activation": np.array(weights["activation"]),
+              "canonical": np.array(bool(weights["canonical"]))}
     for i, (w, b) in enumerate(weights["layers"]):
         arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-    np.savez_compressed(path, activation=np.array(weights["activation"]),
-                        canonical=np.array(bool(weights["canonical"])), **arrays)
+    return arrays
+
+
+def save_policy(weights: dict, path=POLICY_FILE, values=None) -> None:
+    """Write exported actor weights (``train.snapshot.export_policy``) as a small .npz;
+    with ``values = (layers, tricks)``, a card-value network too (:mod:`.valuenet`)."""
+    arrays = policy_arrays(weights)
+    if values is not None:
+        arrays = save_values(arrays, *values)
+    np.savez_compressed(path, **arrays)
 
 
 def load_policy(path=POLICY_FILE) -> dict:
@@ -47,20 +57,36 @@ def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
 NET_FILE = Path(__file__).with_name("net_policy.npz")
 
 
-def shipped_net_agent(seed: int | None = None) -> PolicySnapshot:
-    """The shipped network distilled from PIMC, fine-tuned by PPO and by self-play
-    (``load_agent("net")``; README, "The distilled network"; ``train/net.sh`` rebuilds
-    it), playing its most probable legal action."""
+def load_net_agent(path, seed: int | None = None, deterministic: bool = True,
+                   name: str | None = None) -> PolicySnapshot | NetAgent:
+    """The agent of a network file: a :class:`~.valuenet.NetAgent` when the file holds a
+    card-value network, else the policy alone. ``deterministic``: the policy plays its
+    most probable legal action (else it samples; card values are always maximised)."""
+    name = name or Path(path).stem
+    policy = PolicySnapshot(load_policy(path), deterministic=deterministic, name=name,
+                            seed=seed)
+    values = load_values(path)
+    if values is None:
+        return policy
+    layers, tricks = values
+    return NetAgent(policy, CardValues(layers), tricks, name=name)
+
+
+def shipped_net_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
+    """The shipped network (``load_agent("net")``; README, "The distilled network";
+    ``train/net.sh`` rebuilds it): a policy network for trumps, discards and
+    escalations and a card-value network for the cards, deterministic."""
     if not NET_FILE.exists():
         raise FileNotFoundError(f"the shipped network {NET_FILE} is missing")
-    return PolicySnapshot(load_policy(NET_FILE), deterministic=True, name="net", seed=seed)
+    return load_net_agent(NET_FILE, seed=seed, name="net")
 
 
-def load_snapshot_agent(spec: str, seed: int | None = None) -> PolicySnapshot | None:
-    """Loader for policy snapshot files: a path to an existing ``.npz`` written by
-    :func:`save_policy` (``widderkopf-distill train``, the shipped files) is an agent
-    playing its most probable legal action; any other spec is not ours (None)."""
+def load_snapshot_agent(spec: str, seed: int | None = None,
+                        deterministic: bool = True) -> PolicySnapshot | NetAgent | None:
+    """Loader for network files: a path to an existing ``.npz`` written by
+    :func:`save_policy` (``widderkopf-distill train``, ``values``, the shipped files) is
+    its agent (:func:`load_net_agent`); any other spec is not ours (None)."""
     path = Path(spec)
     if path.suffix != ".npz" or not path.is_file():
         return None
-    return PolicySnapshot(load_policy(path), deterministic=True, name=path.stem, seed=seed)
+    return load_net_agent(path, seed=seed, deterministic=deterministic)

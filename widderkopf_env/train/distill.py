@@ -1,6 +1,7 @@
-"""Distil the PIMC search bot into a policy network: ``widderkopf-distill``.
+"""Distil search into networks: ``widderkopf-distill``.
 
-Two steps, each a subcommand:
+Two subcommands for the policy network (imitation of PIMC), two for the card-value
+network of ``load_agent("net")`` (exact values in the true deal):
 
 ``generate``
     Search data (:mod:`.distill_data`): positions from varied play labelled by PIMC,
@@ -21,6 +22,18 @@ Two steps, each a subcommand:
     widderkopf-distill generate --out data/r1 --shards 200 --seed 2 --policy net.npz
     widderkopf-distill train --data data/r0 data/r1 --out net.npz
     widderkopf-eval net.npz heuristic --pairs 2000      # any .npz snapshot is an agent
+
+``values``
+    Exact-value data (:mod:`.values_data`): card decisions from the play of a policy
+    network against the heuristic, every legal card valued by the exact solver in the
+    true deal; resumable shards, in parallel over cores.
+``train-values``
+    The card-value network fitted to them (:mod:`.values`), written together with a
+    policy network as one agent file (:class:`~widderkopf_env.agents.valuenet.NetAgent`).
+
+    widderkopf-distill values --out data/v1-8 --shards 116 --games 1000 --tricks 1 8 \\
+        --policy policy.npz --workers 2
+    widderkopf-distill train-values --data data/v1-8 --policy policy.npz --out net.npz
 """
 
 from __future__ import annotations
@@ -41,19 +54,12 @@ from widderkopf_env.agents.cli_args import (
     require_train_extra,
     run_cli,
 )
-from widderkopf_env.agents.netpolicy import PolicySnapshot
-from widderkopf_env.agents.shipped import load_policy, save_policy
-from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS, PASS
+from widderkopf_env.agents.shipped import load_net_agent, load_policy, save_policy
+from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS, PASS, TRICKS
 
 from .distill_data import generate, load_shards
 
 __all__ = ["load_net_agent", "main", "targets", "train"]
-
-
-def load_net_agent(path, seed: int | None = None, deterministic: bool = True):
-    """A saved network (``train``'s output) as an agent."""
-    return PolicySnapshot(load_policy(path), deterministic=deterministic,
-                          name=Path(path).stem, seed=seed)
 
 
 def targets(data: dict, tau: float = 4.0, soft: float = 0.5) -> np.ndarray:
@@ -85,7 +91,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
           lr: float = 1e-3, tau: float = 4.0, soft: float = 0.5, seed: int = 0,
           patience: int = 4, init=None, escalation_weight: float = 1.0, log=print) -> dict:
     """Fit a network to ``data`` (:func:`~.distill_data.load_shards`); returns the
-    weights dict of :class:`PolicySnapshot` (canonical, ReLU). ``init``: a weights dict
+    weights dict of :class:`~widderkopf_env.agents.netpolicy.PolicySnapshot` (canonical, ReLU). ``init``: a weights dict
     of the same shape to start from (e.g. the shipped PPO policy); positions where an
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
@@ -219,7 +225,72 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--escalation-weight", type=number(0.0), default=1.0,
                    help="loss weight of positions where an escalation or pass is legal")
     t.add_argument("--seed", type=integer(0), default=0)
+    v = sub.add_parser("values", help="write exact-value shards for the card-value network "
+                                      "(resumable)")
+    v.add_argument("--out", required=True, help="folder of the shards")
+    v.add_argument("--shards", type=integer(1), required=True)
+    v.add_argument("--seed", type=integer(0), default=0)
+    v.add_argument("--games", type=integer(1), default=200, help="games per shard")
+    v.add_argument("--tricks", type=integer(1, TRICKS), nargs=2, default=[1, 12],
+                   metavar=("LO", "HI"), help="store card decisions with LO..HI tricks left")
+    v.add_argument("--policy", default=None,
+                   help="the network .npz playing one seat against the heuristic, sampling "
+                        "its moves (default: the shipped net)")
+    v.add_argument("--random-share", type=number(0.0, 1.0), default=0.05,
+                   help="share of random legal moves")
+    v.add_argument("--exact-tricks", type=integer(1, TRICKS), default=12,
+                   help="exact values with at most this many tricks left; earlier, heuristic "
+                        "rollouts down to it, then exact")
+    v.add_argument("--workers", type=integer(1), default=1)
+    f = sub.add_parser("train-values", help="fit the card-value network; write it with a "
+                                            "policy network as one agent file")
+    f.add_argument("--data", nargs="+", required=True, help="value shard folders")
+    f.add_argument("--policy", required=True,
+                   help="the policy network .npz for trumps, discards and escalations")
+    f.add_argument("--out", required=True, help="the network file to write (.npz)")
+    f.add_argument("--tricks", type=integer(0, TRICKS), default=12,
+                   help="the card-value network plays with at most this many tricks left")
+    f.add_argument("--max-shards", type=integer(1), default=None)
+    f.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
+    f.add_argument("--epochs", type=integer(1), default=12)
+    f.add_argument("--batch", type=integer(1), default=512)
+    f.add_argument("--lr", type=number(0.0, 1.0, low_open=True), default=1e-3)
+    f.add_argument("--game-weight", type=number(0.0), default=0.0,
+                   help="value = card points + this x game points (0: card points)")
+    f.add_argument("--seed", type=integer(0), default=0)
     return p
+
+
+def _values(args) -> int:
+    from widderkopf_env.agents.shipped import NET_FILE
+
+    from .values_data import generate_values
+    policy = NET_FILE if args.policy is None else Path(args.policy)
+    if not policy.is_file():
+        raise UsageError(f"--policy {str(policy)!r}: no such file")
+    lo, hi = args.tricks
+    if lo > hi:
+        raise UsageError(f"--tricks {lo} {hi}: LO must not exceed HI")
+    n = generate_values(args.out, args.shards, args.seed, args.games, (lo, hi), policy,
+                        args.random_share, args.exact_tricks, args.workers)
+    print(f"wrote {n} positions")
+    return 0
+
+
+def _train_values(args) -> int:
+    require_train_extra("widderkopf-distill train-values")
+    from .values import fit_values
+    from .values_data import FIELDS
+    try:
+        data = load_shards(args.data, args.max_shards, fields=FIELDS)
+        policy = load_policy(args.policy)
+    except (FileNotFoundError, OSError, KeyError, ValueError) as err:
+        raise UsageError(str(err)) from None
+    layers = fit_values(data, tuple(args.hidden), args.epochs, args.batch, args.lr,
+                        args.game_weight, args.seed)
+    save_policy(policy, args.out, values=(layers, args.tricks))
+    print(f"wrote {args.out}")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -227,6 +298,10 @@ def main(argv=None) -> int:
 
     def body() -> int:
         args = p.parse_args(argv)
+        if args.command == "values":
+            return _values(args)
+        if args.command == "train-values":
+            return _train_values(args)
         if args.command == "generate":
             if args.policy is not None and not Path(args.policy).is_file():
                 raise UsageError(f"--policy {args.policy!r}: no such file")

@@ -30,7 +30,7 @@ from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
 
-__all__ = ["FIELDS", "generate", "generate_shard", "load_shards", "shard_path"]
+__all__ = ["FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_path"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
@@ -110,34 +110,39 @@ def _write(path: Path, data: dict) -> None:
 
 def _job(args) -> tuple[int, int, float]:
     k, out, seed, matches, samples, mix, policy_file, infer = args
-    t0 = time.perf_counter()
     policy = None
     if policy_file is not None:
         from .distill import load_net_agent
         policy = load_net_agent(policy_file, seed=k)
-    data = generate_shard(k, seed, matches, samples, mix, policy, infer)
+    return k, out, generate_shard(k, seed, matches, samples, mix, policy, infer)
+
+
+def _timed(job):
+    """Run ``job(args)`` -> ``(k, out, data)``, write shard ``k``; ``(k, rows, seconds)``."""
+    fn, args = job
+    t0 = time.perf_counter()
+    k, out, data = fn(args)
     _write(shard_path(out, k), data)
-    return k, len(data["action"]), time.perf_counter() - t0
+    return k, len(next(iter(data.values()))), time.perf_counter() - t0
 
 
-def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
-             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, infer: bool = True,
-             log=print) -> int:
-    """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
-    ``workers`` processes. Returns the number of positions written by this call."""
+def run_shards(out, shards: int, job, args, workers: int = 1, log=print) -> int:
+    """Write shards ``0..shards-1`` into ``out`` (skipping finished ones) on ``workers``
+    processes: shard ``k`` is ``job((k, out, *args))`` -> ``(k, out, arrays)``, written
+    atomically. Returns the number of rows written by this call."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     todo = [k for k in range(shards) if not shard_path(out, k).exists()]
     if len(todo) < shards:
         log(f"{shards - len(todo)} of {shards} shards exist already in {out}; resuming")
-    jobs = [(k, out, seed, matches, samples, tuple(mix), policy_file, infer) for k in todo]
+    jobs = [(job, (k, out, *args)) for k in todo]
     written, t0 = 0, time.perf_counter()
     if workers <= 1:
-        results = map(_job, jobs)
+        results = map(_timed, jobs)
     else:
         import multiprocessing as mp
         pool = mp.Pool(workers)
-        results = pool.imap_unordered(_job, jobs)
+        results = pool.imap_unordered(_timed, jobs)
     try:
         for i, (k, n, dt) in enumerate(results, 1):
             written += n
@@ -150,10 +155,19 @@ def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | N
     return written
 
 
-def load_shards(dirs, max_shards: int | None = None) -> dict[str, np.ndarray]:
+def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
+             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, infer: bool = True,
+             log=print) -> int:
+    """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
+    ``workers`` processes. Returns the number of positions written by this call."""
+    return run_shards(out, shards, _job, (seed, matches, samples, tuple(mix), policy_file,
+                                          infer), workers, log)
+
+
+def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:
     """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
-    concatenated."""
-    parts = {f: [] for f in FIELDS}
+    concatenated; ``fields``: the arrays to read."""
+    parts = {f: [] for f in fields}
     for d in ([dirs] if isinstance(dirs, (str, Path)) else dirs):
         for path in sorted(Path(d).glob("shard_*.npz")):
             if path.name.endswith(".tmp.npz"):
@@ -161,8 +175,8 @@ def load_shards(dirs, max_shards: int | None = None) -> dict[str, np.ndarray]:
             if max_shards is not None and int(path.stem.split("_")[1]) >= max_shards:
                 continue
             with np.load(path, allow_pickle=False) as z:
-                for f in FIELDS:
+                for f in fields:
                     parts[f].append(z[f])
-    if not parts["action"]:
+    if not parts[fields[0]]:
         raise FileNotFoundError(f"no shards in {dirs}")
     return {f: np.concatenate(v) for f, v in parts.items()}

@@ -1,0 +1,135 @@
+"""Exact-value data for the card-value network of ``load_agent("net")``.
+
+Each shard is one seeded batch of single-hand games. A policy network (``policy``,
+sampling its moves, so the games vary) plays one seat and the heuristic the other,
+alternating seats by game, and a share of all moves (``random_share``) is a random
+legal one. At every card decision of either seat with between ``tricks[0]`` and
+``tricks[1]`` tricks left (the open one counted) and more than one legal card (an
+escalation may be legal too: the network values the cards once the policy has chosen
+not to escalate), the position is stored with the value of every legal card *in the
+true deal*: the acting player's final card points (Spitzer and discards included) with
+both players playing perfectly from there
+(:func:`~widderkopf_env.agents.solver.solve_actions`). With more than ``exact_tricks``
+tricks left an exact solve costs too much, so there the card is played, the heuristic
+plays both seats (without escalating) until ``exact_tricks`` tricks are left, and
+the rest is solved exactly (:func:`card_values`: PIMC's rollouts, in the true deal).
+
+No player sees the true deal, so a single value is a noisy label; but its mean over the
+deals consistent with what the player has seen, weighted by how likely the play made
+each one, is what a network fitted to many such labels learns (by least squares): the
+quantity PIMC estimates from a few sampled worlds, here with the real distribution of
+hidden cards instead of a uniform guess, at the price of one exact solve per position
+instead of dozens. The position is stored as its observation and its
+:func:`~widderkopf_env.agents.features.card_features`, both from the acting player's
+view only (R8).
+
+Shards are written atomically and resumably by
+:func:`~.distill_data.run_shards`; shard ``k`` of seed ``s`` is the same file whatever
+the number of workers.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from widderkopf_env.agents.features import SIZE as FEATURES
+from widderkopf_env.agents.features import card_features
+from widderkopf_env.agents.heuristic import HeuristicAgent
+from widderkopf_env.agents.solver import solve_actions, solve_value
+from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
+from widderkopf_env.observation import OBS_SIZE, encode_with_mask
+from widderkopf_env.rules import PLAY, Game
+
+from .distill_data import run_shards
+
+__all__ = ["FIELDS", "card_values", "generate_values", "value_shard"]
+
+#: Arrays of a shard, one row per position: the observation, the card features, the
+#: exact value of each card (NaN where not legal), the game it comes from.
+FIELDS = ("obs", "features", "values", "game")
+
+
+def card_values(game: Game, exact_tricks: int, rollout) -> dict[int, int]:
+    """The value of every legal card of ``game.current`` in this (true) deal: exact when
+    at most ``exact_tricks`` tricks are left; earlier, the card is played and ``rollout``
+    (an agent) plays both seats until ``exact_tricks`` are left, then exact play."""
+    if TRICKS - len(game.tricks) <= exact_tricks:
+        return solve_actions(game, {})
+    me, out = game.current, {}
+    stop = TRICKS - exact_tricks
+    for card in game.legal_actions():
+        if card >= NUM_CARDS:
+            continue
+        g = game.clone()
+        g.apply(card)
+        while g.phase == PLAY and len(g.tricks) < stop:
+            g.apply(rollout.act(g.view(g.current)))
+        out[card] = solve_value(g, me, {})
+    return out
+
+
+def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
+                random_share: float = 0.05, exact_tricks: int = 12) -> dict[str, np.ndarray]:
+    """The positions of shard ``k``: ``games`` games of ``policy`` (an agent; None: the
+    heuristic plays both seats) against the heuristic; see the module docstring."""
+    lo, hi = tricks
+    if not 1 <= lo <= hi <= TRICKS:
+        raise ValueError(f"tricks must be (lo, hi) with 1 <= lo <= hi <= {TRICKS}, got {tricks!r}")
+    if not 0.0 <= random_share <= 1.0:
+        raise ValueError(f"random_share must be in [0, 1], got {random_share!r}")
+    base = seed * 1_000_003 + k
+    rng = random.Random(base)
+    heuristic, rollout = HeuristicAgent(), HeuristicAgent(CRACK=False)
+    if policy is not None and hasattr(policy, "reset"):
+        policy.reset(base)
+    rows: dict[str, list] = {f: [] for f in FIELDS}
+    for i in range(games):
+        game_id = base * 10_000 + i
+        game = Game.new(seed=game_id)
+        seat = i % 2
+        while not game.is_over:
+            p = game.current
+            view = game.view(p)
+            left = TRICKS - len(game.tricks)
+            cards = view.legal & ALL_CARDS
+            if game.phase == PLAY and lo <= left <= hi and cards & (cards - 1):
+                values = np.full(NUM_CARDS, np.nan, np.float32)
+                for card, x in card_values(game, exact_tricks, rollout).items():
+                    values[card] = x
+                rows["obs"].append(encode_with_mask(view)[0])
+                rows["features"].append(card_features(view))
+                rows["values"].append(values)
+                rows["game"].append(game_id)
+            if rng.random() < random_share:
+                action = rng.choice(view.legal_actions())
+            elif policy is not None and p == seat:
+                action = policy.act(view)
+            else:
+                action = heuristic.act(view)
+            game.apply(action)
+    return {
+        "obs": np.asarray(rows["obs"], np.float32).reshape(-1, OBS_SIZE),
+        "features": np.asarray(rows["features"], np.float32).reshape(-1, FEATURES),
+        "values": np.asarray(rows["values"], np.float32).reshape(-1, NUM_CARDS),
+        "game": np.asarray(rows["game"], np.int64),
+    }
+
+
+def _job(args):
+    k, out, seed, games, tricks, policy_file, random_share, exact_tricks = args
+    policy = None
+    if policy_file is not None:
+        from widderkopf_env.agents.shipped import load_snapshot_agent
+        policy = load_snapshot_agent(str(policy_file), seed=k, deterministic=False)
+    return k, out, value_shard(k, seed, games, tricks, policy, random_share, exact_tricks)
+
+
+def generate_values(out, shards: int, seed: int = 0, games: int = 200, tricks=(1, TRICKS),
+                    policy_file=None, random_share: float = 0.05, exact_tricks: int = 12,
+                    workers: int = 1, log=print) -> int:
+    """Write value shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished
+    ones) on ``workers`` processes; returns the number of positions written."""
+    return run_shards(out, shards, _job, (seed, games, tuple(tricks), policy_file,
+                                          random_share, exact_tricks), workers, log)
