@@ -77,9 +77,13 @@ def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
     assert distill.main(["train", "--data", str(out), "--out", str(net), "--epochs", "2",
                          "--hidden", "32", "--batch", "64"]) == 0
     assert "agrees with the expert" in capsys.readouterr().out
-    agent = load_agent(str(net), seed=0)  # any snapshot .npz is an agent
+    plays_legal_moves(load_agent(str(net), seed=0), games=3)  # any snapshot .npz is an agent
+
+
+def plays_legal_moves(agent, games: int) -> None:
+    """``agent`` against the heuristic, seats alternating: every move legal."""
     h = HeuristicAgent()
-    for seed in range(3):
+    for seed in range(games):
         game = Game.new(seed=seed)
         while not game.is_over:
             p = game.current
@@ -159,14 +163,7 @@ def test_train_values_writes_an_agent_that_plays(value_shards, tmp_path, capsys)
     assert "held-out regret" in capsys.readouterr().out
     agent = load_agent(str(net))
     assert isinstance(agent, NetAgent) and agent.tricks == 14
-    h = HeuristicAgent()
-    for seed in range(2):
-        game = Game.new(seed=seed)
-        while not game.is_over:
-            p = game.current
-            a = (agent if p == seed % 2 else h).act(game.view(p))
-            assert a in game.legal_actions()
-            game.apply(a)
+    plays_legal_moves(agent, games=2)
 
 
 def test_bad_value_arguments_are_usage_errors(capsys, tmp_path):

@@ -18,12 +18,11 @@ pure-Python one.
 
 from __future__ import annotations
 
-import os
 import struct
-import warnings
 
 import numpy as np
 
+from .accelerators import load_accelerator
 from .cards import NUM_ACTIONS, TRUMP_MASK
 from .observation import OBS_SIZE, OFFSETS, PIECES
 
@@ -162,20 +161,9 @@ def _load_speedups():
     """The compiled twin of :func:`_encode_py` (``widderkopf_env/_speedups.c``), or None
     when it was not built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set
     to a non-empty value other than ``0``."""
-    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from . import _speedups
-    except ImportError:
-        return None
-    try:
-        _speedups.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK))
-    except (TypeError, ValueError) as err:  # a stale build from another version
-        warnings.warn(f"widderkopf_env._speedups does not fit this version ({err}); using "
-                      "the pure-Python encoder. Reinstall widderkopf-env to rebuild it.",
-                      RuntimeWarning, stacklevel=2)
-        return None
-    return _speedups
+    return load_accelerator(
+        "widderkopf_env._speedups", replaces="encoder",
+        configure=lambda m: m.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK)))
 
 
 _speedups = _load_speedups()

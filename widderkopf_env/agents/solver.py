@@ -35,9 +35,7 @@ says whether it does. Only the search is in C: the root (:func:`solve_actions`,
 
 from __future__ import annotations
 
-import os
-import warnings
-
+from widderkopf_env.accelerators import load_accelerator
 from widderkopf_env.cards import (
     BEATS,
     FOLLOW,
@@ -250,20 +248,9 @@ def _load_accelerator():
     """The C search (``widderkopf_env/agents/_solver.c``), configured with :data:`TABLES`,
     or None when it was not built or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
     value other than ``0``."""
-    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from . import _solver
-    except ImportError:
-        return None
-    try:
-        _solver.configure(tuple(tables[2:] for tables in TABLES))  # pts, follow, beats, block
-    except (TypeError, ValueError) as err:  # a stale build from another version
-        warnings.warn(f"widderkopf_env.agents._solver does not fit this version ({err}); "
-                      "using the pure-Python search. Reinstall widderkopf-env to rebuild it.",
-                      RuntimeWarning, stacklevel=2)
-        return None
-    return _solver
+    return load_accelerator(
+        "widderkopf_env.agents._solver", replaces="search",  # pts, follow, beats, block
+        configure=lambda m: m.configure(tuple(tables[2:] for tables in TABLES)))
 
 
 _accel = _load_accelerator()
