@@ -175,6 +175,12 @@ def test_bad_value_arguments_are_usage_errors(capsys, tmp_path):
     assert "no such file" in usage_error(
         distill.main, ["values", "--out", str(tmp_path), "--shards", "1", "--policy",
                        "missing.npz"], capsys)
+    not_a_network = tmp_path.parent / "not_a_network.npz"
+    np.savez(not_a_network, x=np.zeros(3))
+    for command in ("values", "generate"):
+        assert "not a network file" in usage_error(
+            distill.main, [command, "--out", str(tmp_path), "--shards", "1", "--policy",
+                           str(not_a_network)], capsys)
     assert "no shards" in usage_error(
         distill.main, ["train-values", "--data", str(tmp_path), "--policy", str(NET_FILE),
                        "--out", "n.npz"], capsys)

@@ -248,8 +248,8 @@ def _load_accelerator():
     """The C search (``widderkopf_env/agents/_solver.c``), configured with :data:`TABLES`,
     or None when it was not built or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
     value other than ``0``."""
-    return load_accelerator(
-        "widderkopf_env.agents._solver", replaces="search",  # pts, follow, beats, block
+    return load_accelerator(  # the tables' pts, follow, beats and block
+        "widderkopf_env.agents._solver", replaces="search",
         configure=lambda m: m.configure(tuple(tables[2:] for tables in TABLES)))
 
 

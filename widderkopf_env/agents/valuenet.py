@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from widderkopf_env.cards import ESCALATE, NUM_CARDS, TRICKS
+from widderkopf_env.cards import ALL_CARDS, ESCALATE, NUM_CARDS, TRICKS, from_bits
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import PLAY
 
@@ -88,19 +88,11 @@ class NetAgent:
             action = self.policy.act(view)
             if action == ESCALATE:
                 return action
-        cards = legal & ((1 << NUM_CARDS) - 1)
+        cards = legal & ALL_CARDS
         if cards & (cards - 1) == 0:
             return cards.bit_length() - 1
-        obs, _mask = encode_with_mask(view)
-        v = self.card_values.values(view, obs)
-        best, best_v = -1, -np.inf
-        while cards:
-            low = cards & -cards
-            c = low.bit_length() - 1
-            if v[c] > best_v:
-                best, best_v = c, v[c]
-            cards ^= low
-        return best
+        v = self.card_values.values(view, encode_with_mask(view)[0])
+        return max(from_bits(cards), key=v.__getitem__)  # ties: the lowest id
 
 
 def save_values(arrays: dict, layers, tricks: int) -> dict:

@@ -91,8 +91,8 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
           lr: float = 1e-3, tau: float = 4.0, soft: float = 0.5, seed: int = 0,
           patience: int = 4, init=None, escalation_weight: float = 1.0, log=print) -> dict:
     """Fit a network to ``data`` (:func:`~.distill_data.load_shards`); returns the
-    weights dict of :class:`~widderkopf_env.agents.netpolicy.PolicySnapshot` (canonical, ReLU). ``init``: a weights dict
-    of the same shape to start from (e.g. the shipped PPO policy); positions where an
+    weights dict of :class:`~widderkopf_env.agents.netpolicy.PolicySnapshot` (canonical,
+    ReLU). ``init``: a weights dict of the same shape to start from (e.g. the shipped PPO policy); positions where an
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
     from torch import nn
@@ -261,13 +261,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _network_file(path) -> Path:
+    """``--policy``'s network file, checked to load before any shard is written."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"--policy {str(path)!r}: no such file")
+    try:
+        load_net_agent(path)
+    except (OSError, KeyError, ValueError) as err:
+        raise UsageError(f"--policy {str(path)!r} is not a network file: {err}") from None
+    return path
+
+
 def _values(args) -> int:
     from widderkopf_env.agents.shipped import NET_FILE
 
     from .values_data import generate_values
-    policy = NET_FILE if args.policy is None else Path(args.policy)
-    if not policy.is_file():
-        raise UsageError(f"--policy {str(policy)!r}: no such file")
+    policy = _network_file(NET_FILE if args.policy is None else args.policy)
     lo, hi = args.tricks
     if lo > hi:
         raise UsageError(f"--tricks {lo} {hi}: LO must not exceed HI")
@@ -303,8 +313,8 @@ def main(argv=None) -> int:
         if args.command == "train-values":
             return _train_values(args)
         if args.command == "generate":
-            if args.policy is not None and not Path(args.policy).is_file():
-                raise UsageError(f"--policy {args.policy!r}: no such file")
+            if args.policy is not None:
+                _network_file(args.policy)
             n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
                          args.mix, args.workers, args.policy, args.expert == "pimc")
             print(f"wrote {n} positions")

@@ -26,6 +26,7 @@ import numpy as np
 
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.pimc import PIMCAgent
+from widderkopf_env.agents.shipped import load_net_agent
 from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
@@ -108,11 +109,10 @@ def _write(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _job(args) -> tuple[int, int, float]:
+def _job(args) -> tuple[int, Path, dict]:
     k, out, seed, matches, samples, mix, policy_file, infer = args
     policy = None
     if policy_file is not None:
-        from .distill import load_net_agent
         policy = load_net_agent(policy_file, seed=k)
     return k, out, generate_shard(k, seed, matches, samples, mix, policy, infer)
 

@@ -23,7 +23,7 @@ import numpy as np
 from widderkopf_env.agents.canonical import ROLES, to_canonical, trump_of
 from widderkopf_env.agents.features import SIZE as FEATURES
 from widderkopf_env.agents.solver import game_points
-from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS
+from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
 __all__ = ["fit_values", "inputs", "targets"]
@@ -77,7 +77,7 @@ def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int 
     x = torch.as_tensor(inputs(data["obs"], data["features"]))
     y_np, legal_np = targets(data["obs"], data["values"], game_weight)
     y, legal = torch.as_tensor(y_np), torch.as_tensor(legal_np)
-    left = np.rint(17 - data["obs"][:, _TRICKS_DONE] * 17).astype(int)
+    left = np.rint(TRICKS - data["obs"][:, _TRICKS_DONE] * TRICKS).astype(int)
     games = np.unique(data["game"])
     held = rng.choice(games, max(1, len(games) // 20), replace=False)
     is_val = np.isin(data["game"], held)
@@ -113,7 +113,7 @@ def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int 
         sched.step()
         r = held_out_regret()
         by_left = " ".join(f"{k}:{r[left[val] == k].mean():.2f}"
-                           for k in range(1, 18) if (left[val] == k).any())
+                           for k in range(1, TRICKS + 1) if (left[val] == k).any())
         log(f"epoch {epoch + 1}/{epochs}: train loss {total / len(train_rows):.2f}, held-out "
             f"regret {r.mean():.3f} points per decision (by tricks left {by_left}) "
             f"({time.perf_counter() - t0:.0f} s)")

@@ -31,12 +31,14 @@ the number of workers.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 
 from widderkopf_env.agents.features import SIZE as FEATURES
 from widderkopf_env.agents.features import card_features
 from widderkopf_env.agents.heuristic import HeuristicAgent
+from widderkopf_env.agents.shipped import load_net_agent
 from widderkopf_env.agents.solver import solve_actions, solve_value
 from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
@@ -76,7 +78,8 @@ def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
     heuristic plays both seats) against the heuristic; see the module docstring."""
     lo, hi = tricks
     if not 1 <= lo <= hi <= TRICKS:
-        raise ValueError(f"tricks must be (lo, hi) with 1 <= lo <= hi <= {TRICKS}, got {tricks!r}")
+        raise ValueError(f"tricks must be (lo, hi) with 1 <= lo <= hi <= {TRICKS}, "
+                         f"got {tricks!r}")
     if not 0.0 <= random_share <= 1.0:
         raise ValueError(f"random_share must be in [0, 1], got {random_share!r}")
     base = seed * 1_000_003 + k
@@ -117,12 +120,11 @@ def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
     }
 
 
-def _job(args):
+def _job(args) -> tuple[int, Path, dict]:
     k, out, seed, games, tricks, policy_file, random_share, exact_tricks = args
     policy = None
     if policy_file is not None:
-        from widderkopf_env.agents.shipped import load_snapshot_agent
-        policy = load_snapshot_agent(str(policy_file), seed=k, deterministic=False)
+        policy = load_net_agent(policy_file, seed=k, deterministic=False)
     return k, out, value_shard(k, seed, games, tricks, policy, random_share, exact_tricks)
 
 
