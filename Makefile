@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # tests run in a venv of their own (the same project, with the [rllib] extra).
 RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
-RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_cluster.py
+RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
 
 .PHONY: venv .venv test demo bench dist clean browser
@@ -17,21 +17,21 @@ venv .venv: $(STAMP)
 # local CPU wheel, whereas an unpinned torch would pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
 # also compiles the optional C accelerators (setup.py) when a C compiler is present.
-$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c widderkopf_env/agents/_solver.c
+$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render]"
 	touch $@
 
-$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c widderkopf_env/agents/_solver.c
+$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0
 	$(RLLIB_VENV)/bin/pip install -e ".[train,dev,rllib]"
 	touch $@
 
-# The real-browser replay test (tests/test_replay_browser.py) drives Debian's chromium and
+# The real-browser replay test (tests/core/test_replay_browser.py) drives Debian's chromium and
 # chromium-driver. Where they are missing and we may install them (apt-get, as root or
 # with password-less sudo, as in CI) this installs them; elsewhere it does nothing and
 # that test is skipped with a message.
@@ -46,8 +46,8 @@ browser:
 
 test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) $(addprefix --deselect ,$(RLLIB_TESTS))
-	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/test_architecture.py
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py
 
 demo: $(STAMP)
 	$(VENV)/bin/python -m widderkopf_env.train.demo
@@ -67,4 +67,4 @@ clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f widderkopf_env/_speedups*.so widderkopf_env/_speedups*.pyd
-	rm -f widderkopf_env/agents/_solver*.so widderkopf_env/agents/_solver*.pyd
+	rm -f agents/_solver*.so agents/_solver*.pyd

@@ -23,7 +23,7 @@ setup(
         ),
         Extension(
             "widderkopf_env.agents._solver",
-            sources=["widderkopf_env/agents/_solver.c"],
+            sources=["agents/_solver.c"],
             optional=True,
         ),
     ]

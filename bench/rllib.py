@@ -18,8 +18,8 @@ import sys
 import time
 
 from widderkopf_env.rllib import train
-from widderkopf_env.rllib.cluster import runner_nodes, simulated_cluster
-from widderkopf_env.rllib.league import fill_league
+from widderkopf_env.train.rllib.cluster import runner_nodes, simulated_cluster
+from widderkopf_env.train.rllib.league import fill_league
 
 
 def _sample(steps):

@@ -5,7 +5,7 @@
 For each number of tricks left (6, 8, 10, 12), N positions at the start of a trick, each
 reached from its own seeded deal by the heuristic bot playing both seats. Every position
 is solved with a fresh table (``solve_actions(game, {})``, as PIMC calls it per world),
-by the C search (``widderkopf_env/agents/_solver.c``, when built) and by the pure-Python
+by the C search (``agents/_solver.c``, when built) and by the pure-Python
 one (up to 10 tricks left only: about a second a call at 12); the two must agree. Prints
 the mean milliseconds per call of each and the speedup; a row that takes less than half a
 second is timed again (up to 20 passes) and its fastest pass counts.

@@ -16,7 +16,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from widderkopf_env.train.train_ppo import parse_config, train
+from widderkopf_env.train.ppo import parse_config, train
 
 
 def run(kind: str, n_envs: int, threads: int, steps: int, net_arch: str, out: Path) -> dict:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from widderkopf_env import Game, parse_card
 from widderkopf_env.cards import NUM_CARDS
+
+#: The repository root (README.md, pyproject.toml, agents/, train/, ...).
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def ids(names: str) -> list[int]:
@@ -58,3 +63,26 @@ def usage_error(main, argv: list, capsys) -> str:
         main(argv)
     assert exc.value.code == 2
     return capsys.readouterr().err
+
+
+#: A deal where player_0 holds the top trumps (the engine and vector-engine tests).
+S = deal(
+    ("QC QS QH QD JC JS JH 8C", "AC 10C KC 9C JD", "7C 6C AS AH AD"),
+    ("10S KS 9S 8S 7S 6S 10H KH", "9H 8H 7H 6H 10D", "KD 9D 8D 7D 6D"),
+)
+
+#: A deal for the text and picture tests.
+DEAL = {
+    "player_0": {"hand": "AC 10C KC 9C QS JD 8H 7H".split(),
+                 "up": "AS 10S KH 9D 6C".split(), "down": "8C 7C AH 10H 6S".split()},
+    "player_1": {"hand": "QC JC KS 9S 8S AD 10D KD".split(),
+                 "up": "QH JS 7S 8D 9H".split(), "down": "QD JH 6H 7D 6D".split()},
+}
+
+
+def scripted() -> Game:
+    """DEAL after trumps (D), both discards, the lead JS from a pile and a crack."""
+    game = Game.from_deal(DEAL, dealer=0)
+    for action in (39, parse_card("KS"), parse_card("9C"), parse_card("JS"), 40):
+        game.apply(action)
+    return game

@@ -3,32 +3,59 @@
 ``load_agent(spec, seed)`` turns a spec into an agent:
 
 - an object that is not a string is returned as it is (an agent);
-- a registered name: ``"random"`` (the core's :class:`~widderkopf_env.agent.RandomAgent`)
-  or any name in the ``widderkopf_env.agents`` entry-point group, where installed
-  packages list their bots (this package lists ``heuristic``, ``pimc`` and ``ppo``), or
-  one added at run time with :func:`register_agent`;
-- any other string is offered to the loaders of the ``widderkopf_env.agent_loaders``
-  entry-point group in turn (this package's load a MaskablePPO ``.zip`` and an RLlib
-  checkpoint directory); the first one that returns an agent wins.
+- a name: ``"random"`` (the core's :class:`~widderkopf_env.agent.RandomAgent`), one of
+  the bots this package ships (:data:`SHIPPED`: ``heuristic``, ``pimc``,
+  ``pimc-uniform``, ``ppo``, ``net``, ``net-endgame``), one added at run time with
+  :func:`register_agent`, or one that an installed package lists in the
+  ``widderkopf_env.agents`` entry-point group;
+- any other string is offered to the loaders in turn: this package's (:data:`LOADERS`:
+  a network ``.npz``, a MaskablePPO ``.zip``, an RLlib checkpoint folder), then those of
+  the ``widderkopf_env.agent_loaders`` entry-point group; the first that returns an
+  agent wins.
 
-Entry points are how installed packages announce plug-ins, so the core never imports
-the bots or the training code (the layers run one way: core <- agents <- train) and a
-third-party package can add its own bot by name.
+The shipped bots and loaders are named by import path, as strings, and imported on first
+use: the core never imports the bots or the training code (the layers run one way:
+core <- agents <- train), and they work wherever the package's files are, whatever the
+installed metadata says. Entry points are how third-party packages add theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from importlib.metadata import entry_points
 
 from .agent import RandomAgent
 
-#: Entry-point groups: bots by name (``factory(seed) -> agent``), and loaders
-#: (``loader(spec, seed) -> agent or None``) for specs that are not names.
+#: Entry-point groups for third-party packages: bots by name (``factory(seed) -> agent``),
+#: and loaders (``loader(spec, seed) -> agent or None``) for specs that are not names.
 AGENT_GROUP, LOADER_GROUP = "widderkopf_env.agents", "widderkopf_env.agent_loaders"
+
+#: The bots this package ships: name -> ``"module:factory"``, ``factory(seed) -> agent``.
+SHIPPED = {
+    "heuristic": "widderkopf_env.agents.heuristic:HeuristicAgent",
+    "pimc": "widderkopf_env.agents.pimc:PIMCAgent",
+    "pimc-uniform": "widderkopf_env.agents.pimc:uniform_pimc",
+    "ppo": "widderkopf_env.agents.shipped:shipped_ppo_agent",
+    "net": "widderkopf_env.agents.shipped:shipped_net_agent",
+    "net-endgame": "widderkopf_env.agents.endgame:net_endgame_agent",
+}
+
+#: This package's loaders of files: ``"module:loader"``, ``loader(spec, seed)`` returns
+#: an agent or None (not its kind of file).
+LOADERS = (
+    "widderkopf_env.agents.shipped:load_snapshot_agent",
+    "widderkopf_env.agents.sb3_model:load_model_agent",
+    "widderkopf_env.agents.rllib_checkpoint:load_checkpoint_agent",
+)
 
 _factories: dict[str, Callable] = {"random": RandomAgent}
 _entry_points: dict | None = None  # name -> entry point, read once
+
+
+def _resolve(path: str):
+    module, _, attr = path.partition(":")
+    return getattr(import_module(module), attr)
 
 
 def _installed() -> dict:
@@ -52,8 +79,19 @@ def register_agent(name: str, factory: Callable, replace: bool = False) -> None:
 
 
 def agent_names() -> list[str]:
-    """The registered agent names: the core's, the installed ones, those added at run time."""
-    return list(dict.fromkeys([*_factories, *_installed()]))
+    """The agent names: the core's, the shipped bots, those added at run time, the
+    installed packages' ones."""
+    return list(dict.fromkeys([*_factories, *SHIPPED, *_installed()]))
+
+
+def _factory(name: str) -> Callable | None:
+    if name in _factories:
+        return _factories[name]
+    if name in SHIPPED:
+        return _resolve(SHIPPED[name])
+    if name in _installed():
+        return _installed()[name].load()
+    return None
 
 
 def load_agent(spec, seed: int | None = None):
@@ -61,15 +99,16 @@ def load_agent(spec, seed: int | None = None):
     agents. Raises ``ValueError`` for an unknown spec, naming the known ones."""
     if not isinstance(spec, str):
         return spec
-    factory = _factories.get(spec)
-    if factory is None and spec in _installed():
-        factory = _installed()[spec].load()
+    factory = _factory(spec)
     if factory is not None:
         return factory(seed)
-    for loader in entry_points(group=LOADER_GROUP):
-        agent = loader.load()(spec, seed)
+    loaders = [*LOADERS, *(ep for ep in entry_points(group=LOADER_GROUP)
+                           if ep.value not in LOADERS)]
+    for loader in loaders:
+        load = _resolve(loader) if isinstance(loader, str) else loader.load()
+        agent = load(spec, seed)
         if agent is not None:
             return agent
     known = ", ".join(repr(k) for k in agent_names())
-    raise ValueError(f"unknown agent {spec!r}; known names: {known}, a path to a "
-                     "MaskablePPO .zip model, or an RLlib checkpoint directory")
+    raise ValueError(f"unknown agent {spec!r}; known names: {known}, a path to a network "
+                     ".npz, a MaskablePPO .zip model, or an RLlib checkpoint directory")

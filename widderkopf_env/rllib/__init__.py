@@ -1,5 +1,8 @@
-"""Widderkopf on Ray RLlib (the ``[rllib]`` extra): a multi-agent env, a masking RLModule,
-league self-play training across machines and an Agent for RLlib checkpoints.
+"""Widderkopf on Ray RLlib (the ``[rllib]`` extra): the multi-agent env.
+
+Training on RLlib (league self-play, the masking RLModules, ``widderkopf-train-rllib``)
+lives in :mod:`widderkopf_env.train.rllib`; playing a checkpoint as an agent in
+:mod:`widderkopf_env.agents.rllib_checkpoint`.
 
 ``register()`` makes the env available to RLlib under the name ``"widderkopf"``.
 """

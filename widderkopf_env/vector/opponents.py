@@ -54,7 +54,7 @@ class PolicyOpponent:
 
 
 class AgentOpponent:
-    """:class:`~widderkopf_env.agents.base.Agent` objects, one game at a time."""
+    """:class:`~widderkopf_env.agent.Agent` objects, one game at a time."""
 
     def __init__(self, agents: list):
         self.agents = agents  # one per sub-env (possibly the same object n times)

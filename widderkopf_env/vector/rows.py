@@ -3,7 +3,7 @@
 :class:`GameRow` copies game ``i`` of a :class:`~widderkopf_env.vector.engine.VecGame`
 into plain Python ints and lists with the scalar engine's field names, so that
 :meth:`PlayerView.of <widderkopf_env.view.PlayerView.of>` can build the view an
-:class:`~widderkopf_env.agents.base.Agent` reads (one game at a time: the slow path for
+:class:`~widderkopf_env.agent.Agent` reads (one game at a time: the slow path for
 opponents that are not vectorised), and tests can compare a batch with scalar games
 field by field.
 """

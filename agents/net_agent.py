@@ -1,0 +1,120 @@
+"""The shipped network's two halves: a policy network and a card-value network, torch-free.
+
+``load_agent("net")`` is a :class:`NetAgent`: the policy network
+(:class:`~.netpolicy.PolicySnapshot`) names trumps, discards and decides every
+escalation; the card-value network (:class:`CardValues`) plays the cards. The latter
+is an MLP that reads the observation in trump-relative order
+(:func:`~.canonical.to_canonical`) and the view's card features
+(:func:`~.features.card_features`) and gives every card a value: the card points the
+player may expect at the end of the hand after playing it, relative to the other cards
+(it is fitted by least squares to exact values in the true deals of many games,
+``widderkopf-distill values``; README, "The distilled network"). The agent plays the
+legal card of highest value. Both read only the player's view (R8).
+
+A network file (``.npz``, plain arrays, read with ``allow_pickle=False``) holds the
+policy's arrays as :func:`~.shipped.save_policy` writes them and, for the card values,
+``v_w0, v_b0, ...`` (``W`` as ``(out, in)``), ``v_tricks`` (the card-value network
+plays when at most that many tricks are left, the open one counted; the policy plays
+the earlier cards) and ``v_features`` (the feature size it was fitted with).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from widderkopf_env.cards import ALL_CARDS, ESCALATE, NUM_CARDS, TRICKS, from_bits
+from widderkopf_env.observation import OBS_SIZE, encode_with_mask
+from widderkopf_env.rules import PLAY
+
+from .canonical import ROLES, to_canonical
+from .features import SIZE as FEATURES
+from .features import card_features
+from .numpy_net import PolicySnapshot
+
+__all__ = ["CardValues", "NetAgent", "load_values", "save_values"]
+
+
+class CardValues:
+    """The card-value MLP (ReLU): ``values(view, obs)`` -> 36 values by card id."""
+
+    def __init__(self, layers):
+        self.layers = [(np.ascontiguousarray(np.asarray(w, np.float32).T),
+                        np.asarray(b, np.float32)) for w, b in layers]
+        if self.layers[0][0].shape[0] != OBS_SIZE + FEATURES or self.layers[-1][1].shape != (
+                NUM_CARDS,):
+            raise ValueError(f"a card-value network takes {OBS_SIZE + FEATURES} inputs and "
+                             f"gives {NUM_CARDS} values; these layers take "
+                             f"{self.layers[0][0].shape[0]} and give "
+                             f"{self.layers[-1][1].shape}")
+
+    def canonical(self, x: np.ndarray) -> np.ndarray:
+        """Values in canonical card order of inputs ``[canonical obs, features]``."""
+        for w, b in self.layers[:-1]:
+            x = np.maximum(x @ w + b, 0.0)
+        w, b = self.layers[-1]
+        return x @ w + b
+
+    def values(self, view, obs: np.ndarray) -> np.ndarray:
+        """The value of every card (by card id) at ``view``, whose observation is ``obs``;
+        meaningful for the legal cards only. Trumps must be named."""
+        x = np.concatenate([to_canonical(obs), card_features(view)])
+        return self.canonical(x)[ROLES[view.trump]]
+
+
+class NetAgent:
+    """Policy network for trumps, discards and escalations (and the cards while more
+    than ``tricks`` tricks are left); card-value network for the cards. Deterministic."""
+
+    def __init__(self, policy: PolicySnapshot, values: CardValues, tricks: int = TRICKS,
+                 name: str = "net"):
+        if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS:
+            raise ValueError(f"tricks must be an int in 0..{TRICKS}, got {tricks!r}")
+        self.policy, self.card_values, self.tricks, self.name = policy, values, tricks, name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.policy.reset(seed)
+
+    def plays_cards(self, view) -> bool:
+        """Whether the card-value network (not the policy) picks the card at ``view``."""
+        return view.phase == PLAY and TRICKS - len(view.tricks) <= self.tricks
+
+    def act(self, view) -> int:
+        legal = view.legal
+        if not self.plays_cards(view) or not legal:
+            return self.policy.act(view)
+        if legal >> ESCALATE & 1:
+            action = self.policy.act(view)
+            if action == ESCALATE:
+                return action
+        cards = legal & ALL_CARDS
+        if cards & (cards - 1) == 0:
+            return cards.bit_length() - 1
+        v = self.card_values.values(view, encode_with_mask(view)[0])
+        return max(from_bits(cards), key=v.__getitem__)  # ties: the lowest id
+
+
+def save_values(arrays: dict, layers, tricks: int) -> dict:
+    """``arrays`` (a network file's arrays) with the card-value network's added."""
+    out = dict(arrays)
+    for i, (w, b) in enumerate(layers):
+        out[f"v_w{i}"] = np.asarray(w, np.float32)
+        out[f"v_b{i}"] = np.asarray(b, np.float32)
+    out["v_tricks"] = np.array(int(tricks))
+    out["v_features"] = np.array(FEATURES)
+    return out
+
+
+def load_values(path) -> tuple[list, int] | None:
+    """The card-value layers and ``v_tricks`` of a network file, or None if it has none.
+    A file fitted with other features than :data:`~.features.SIZE` is refused."""
+    with np.load(Path(path), allow_pickle=False) as data:
+        if "v_w0" not in data.files:
+            return None
+        if int(data["v_features"]) != FEATURES:
+            raise ValueError(f"{path}: its card-value network reads {int(data['v_features'])} "
+                             f"card features, this version computes {FEATURES}")
+        n = sum(1 for k in data.files if k.startswith("v_w"))
+        layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
+        return layers, int(data["v_tricks"])

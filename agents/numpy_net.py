@@ -1,0 +1,87 @@
+"""Policy snapshots: a trained MaskablePPO actor run as plain numpy arrays.
+
+A snapshot is the actor half of an SB3 ``MlpPolicy`` (hidden layers + action head) copied
+out of torch (:func:`widderkopf_env.train.export.export_policy`). :class:`PolicySnapshot`
+runs its forward pass in numpy, so the shipped policy, self-play opponents inside
+subprocess envs and the arena's evaluation workers need neither torch nor a model file: a
+snapshot is a few hundred KB of arrays and pickles cheaply.
+
+The forward pass is the one of the torch policy (observation, put in trump-relative order
+for a canonical policy -> Linear -> activation -> ... -> action logits, cards put back in
+id order; illegal actions masked out), so in deterministic mode a snapshot picks exactly
+the action ``model.predict(obs, action_masks=mask, deterministic=True)`` picks
+(``tests/train/test_train.py`` checks this).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from widderkopf_env.cards import ESCALATE, NUM_CARDS
+from widderkopf_env.observation import OFFSETS, encode_with_mask
+
+from .canonical import from_canonical, to_canonical, trump_of
+
+_LEGAL = OFFSETS["legal_cards"][0]
+
+#: The activations a snapshot can run, by the torch module's name.
+ACTIVATIONS = {
+    "Tanh": np.tanh,
+    "ReLU": lambda x: np.maximum(x, 0.0, out=x),
+}
+
+
+class PolicySnapshot:
+    """An Agent playing a snapshot of the learner's policy, torch-free.
+
+    ``deterministic=True`` plays the most probable legal action (what evaluation uses);
+    otherwise it samples from the masked softmax with its own seeded generator (what
+    self-play opponents use, so they are not trivially predictable).
+    """
+
+    def __init__(self, weights: dict, deterministic: bool = False, name: str = "ppo-snapshot",
+                 seed: int | None = None):
+        self.layers = [(np.ascontiguousarray(w.T), b) for w, b in weights["layers"]]
+        self.activation = weights["activation"]
+        self.canonical = weights.get("canonical", False)
+        self.deterministic = deterministic
+        self.name = name
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked action logits of one observation or a batch."""
+        act = ACTIVATIONS[self.activation]
+        x = inp = to_canonical(obs) if self.canonical else obs
+        for w, b in self.layers[:-1]:
+            x = act(x @ w + b)
+        w, b = self.layers[-1]
+        z = x @ w + b
+        if not self.canonical:
+            return z
+        # the escalate logit of CanonicalPolicy: e + logsumexp(legal card logits)
+        legal = inp[..., _LEGAL:_LEGAL + NUM_CARDS] > 0.5  # canonical order, as z
+        cards = np.where(legal, z[..., :NUM_CARDS], -np.inf)
+        top = cards.max(axis=-1, keepdims=True)
+        has = np.isfinite(top[..., 0])
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):  # log(0) where no card is legal: not used
+            lse = top[..., 0] + np.log(np.exp(cards - top).sum(axis=-1))
+        z[..., ESCALATE] += np.where(has, lse, 0.0)
+        return from_canonical(z, trump_of(obs))
+
+    def act(self, view) -> int:
+        obs, mask = encode_with_mask(view)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError(f"player {view.player} has no legal action (not their turn)")
+        if legal.size == 1:
+            return int(legal[0])
+        z = self.logits(obs)[legal]
+        if self.deterministic:
+            return int(legal[int(np.argmax(z))])
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(legal[int(self._rng.choice(legal.size, p=p))])

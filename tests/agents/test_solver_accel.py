@@ -1,0 +1,190 @@
+"""The endgame solver's C search (``agents/_solver.c``) against its
+pure-Python twin (``solver.make_search``): the same values on random positions.
+
+``tests/agents/test_pimc.py`` checks the solver itself against plain minimax through the engine
+(with whichever search runs); here the two searches are compared with each other, at
+positions too deep for minimax.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+
+from widderkopf_env import Game
+from widderkopf_env.agents import solver
+from widderkopf_env.rules import PLAY
+
+needs_c = pytest.mark.skipif(not solver.ACCELERATED,
+                             reason="the C search is not built or is disabled")
+
+# positions per number of tricks left, at a lead and mid-trick each (the pure-Python
+# solver takes about a second per position at 12 tricks left, a millisecond at 4)
+COUNTS = {3: 60, 4: 60, 5: 60, 6: 40, 7: 25, 8: 12, 9: 6, 10: 3, 11: 2, 12: 1}
+
+
+def random_position(seed: int, tricks_left: int, mid_trick: bool) -> Game | None:
+    """The game of ``Game.new(seed=seed)`` played by random legal moves to the play phase
+    with ``tricks_left`` tricks to play, at a lead or after it; None if it ends first."""
+    rng = random.Random(seed)
+    game = Game.new(seed=seed)
+    while not game.is_over:
+        if game.phase == PLAY:
+            left = 17 - len(game.tricks)
+            if left < tricks_left:
+                return None
+            if left == tricks_left and (game.lead >= 0) == mid_trick:
+                return game
+        game.apply(rng.choice(game.legal_actions()))
+    return None
+
+
+def positions():
+    for tricks_left, count in COUNTS.items():
+        for mid_trick in (False, True):
+            found, seed = 0, tricks_left * 10_000 + mid_trick * 1_000
+            while found < count:
+                game = random_position(seed, tricks_left, mid_trick)
+                seed += 1
+                if game is not None:
+                    found += 1
+                    yield game
+
+
+def solve_all(game: Game) -> tuple:
+    """``solve_actions`` and both players' ``solve_value``, one table shared by the three
+    calls (as allowed on one world), then ``solve_actions`` again with a fresh table."""
+    tt: dict = {}
+    return (solver.solve_actions(game, tt), solver.solve_value(game, 0, tt),
+            solver.solve_value(game, 1, tt), solver.solve_actions(game))
+
+
+@needs_c
+def test_c_and_python_solvers_agree_on_random_positions(monkeypatch):
+    checked = face_down = pending = 0
+    for game in positions():
+        with_c = solve_all(game)
+        with monkeypatch.context() as m:
+            m.setattr(solver, "_accel", None)
+            pure = solve_all(game)
+        assert with_c == pure, (game.history, with_c, pure)
+        assert with_c[0] == pure[3] and max(with_c[0].values()) == with_c[1 + game.current]
+        pos = solver.Position(game)
+        face_down += any(pos.rev)
+        pending += pos.pending != 0
+        checked += 1
+    assert checked == 2 * sum(COUNTS.values())
+    assert face_down > checked // 2  # face-down cards still under face-up ones
+    assert pending > 0  # mid-trick with the lead's face-down card about to turn over
+
+
+@needs_c
+def test_the_c_search_returns_the_python_searchs_values_in_any_window():
+    """The raw search, called like the root calls it but with random windows and one table
+    across calls: the same fail-soft value every time, and the same table size (the C
+    search visits the same positions and stores the same entries)."""
+    rng = random.Random(3)
+    calls = 0
+    for seed in range(60):
+        game = random_position(seed, rng.randrange(3, 10), False)
+        if game is None:
+            continue
+        pos = solver.Position(game)
+        me, R = game.current, pos.remaining
+        py_table: dict = {}
+        py_search = solver.make_search(pos.trump, pos.rev, py_table)
+        c_search = solver._accel.Searcher(pos.trump, pos.rev)
+        for _ in range(8):
+            alpha = rng.randrange(-3, R + 2)
+            args = (pos.avail[me], pos.avail[1 - me], pos.live, R, pos.tricks, alpha,
+                    rng.randrange(alpha + 1, R + 4))
+            assert c_search.search(*args) == py_search(*args), (seed, args)
+            assert c_search.entries == len(py_table)
+            calls += 1
+    assert calls > 300
+
+
+def test_the_pure_python_search_runs_without_the_accelerator(monkeypatch):
+    """With the C search off (as without the extension), ``make_search`` does the work and
+    the table holds its entries; with it on, the table holds one C searcher."""
+    game = random_position(7, 6, False)
+    made = []
+
+    def counting(*args):
+        made.append(args)
+        return make_search(*args)
+
+    make_search = solver.make_search
+    monkeypatch.setattr(solver, "make_search", counting)
+    monkeypatch.setattr(solver, "_accel", None)
+    tt: dict = {}
+    values = solver.solve_actions(game, tt)
+    assert len(made) == 1 and len(tt) > 10 and all(isinstance(k, int) for k in tt)
+    monkeypatch.undo()
+    if solver.ACCELERATED:
+        tt = {}
+        assert solver.solve_actions(game, tt) == values
+        assert list(tt) == [solver._C_TABLE] and tt[solver._C_TABLE].entries > 10
+
+
+def test_the_c_search_is_built_where_a_c_compiler_is():
+    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("WIDDERKOPF_PURE_PYTHON is set")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler here: the pure-Python search is used")
+    assert solver.ACCELERATED
+
+
+def test_pure_python_mode_turns_the_c_search_off(monkeypatch):
+    monkeypatch.setenv("WIDDERKOPF_PURE_PYTHON", "1")
+    assert solver._load_accelerator() is None
+
+
+@needs_c
+def test_a_stale_c_search_falls_back_to_python_with_a_warning(monkeypatch):
+    from widderkopf_env.agents import _solver
+
+    def stale(tables):
+        raise ValueError("configure: pts must have 36 entries")
+
+    monkeypatch.setattr(_solver, "configure", stale)
+    with pytest.warns(RuntimeWarning, match="pure-Python search"):
+        assert solver._load_accelerator() is None
+
+
+@needs_c
+def test_the_c_search_refuses_bad_tables_and_positions():
+    from widderkopf_env.agents import _solver
+
+    game = random_position(5, 5, False)
+    pos = solver.Position(game)
+    me, R = game.current, pos.remaining
+    good = (pos.avail[me], pos.avail[1 - me], pos.live, R, pos.tricks, -1, R + 1)
+    searcher = _solver.Searcher(pos.trump, pos.rev)
+    tables = [list(t[2:]) for t in solver.TABLES]
+    tables[2][2] = tables[2][2][:-1]  # a beats table one entry short
+    try:
+        with pytest.raises(ValueError, match="beats must have 1296 entries"):
+            _solver.configure(tables)
+        with pytest.raises(RuntimeError, match="configure"):
+            _solver.Searcher(pos.trump, pos.rev)
+    finally:
+        assert solver._load_accelerator() is _solver  # configured right again
+    with pytest.raises(ValueError, match="trump"):
+        _solver.Searcher(4, pos.rev)
+    with pytest.raises(ValueError, match="rev"):
+        _solver.Searcher(pos.trump, pos.rev[:35])
+    with pytest.raises(ValueError, match="rev"):
+        _solver.Searcher(pos.trump, [3] + [0] * 35)  # two cards under one
+    with pytest.raises(TypeError):
+        searcher.search(*good[:6])
+    with pytest.raises(ValueError, match="36-bit"):
+        searcher.search(1 << 36, *good[1:])
+    with pytest.raises(ValueError, match="n cards"):
+        searcher.search(*good[:4], pos.tricks + 1, *good[5:])  # not this many tricks
+    with pytest.raises(ValueError, match="n cards"):
+        searcher.search(good[0], good[0], *good[2:])  # both players holding the same cards
+    assert searcher.search(*good) == solver.solve_value(game, me) - pos.base[me]

@@ -1,0 +1,189 @@
+"""The batched engine and encoder against the scalar ones (RULES R1-R20).
+
+Every test steps a batch of scalar :class:`Game` objects and a :class:`VecGame` in
+lockstep with the same actions and compares, at every decision: the legal actions, both
+players' observations and masks (``encode_game``), the full state field by field (for
+a part of the batch), and each finished hand's result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import S
+
+from widderkopf_env import Game, Phase
+from widderkopf_env.cards import ESCALATE, PASS
+from widderkopf_env.game_encoder import encode_game
+from widderkopf_env.rules import seeded_deal, seeded_dealer
+from widderkopf_env.vector import DealSource, VecGame, encode
+from widderkopf_env.vector.deals import layout
+from widderkopf_env.vector.rows import LISTS, SCALARS, GameRow
+from widderkopf_env.vector.tables import BIT, U64
+
+
+def scalar_deals(games):
+    """A deal source that deals each game of the batch what its scalar twin was dealt."""
+    def source(idx, hand_no):
+        hand = np.zeros((len(idx), 2), U64)
+        up = np.zeros((len(idx), 10), np.int64)
+        down = np.zeros((len(idx), 10), np.int64)
+        for r, (i, n) in enumerate(zip(idx, hand_no, strict=True)):
+            (h0, u0, d0), (h1, u1, d1) = games[i].deals[n]
+            hand[r] = BIT[h0].sum(dtype=U64), BIT[h1].sum(dtype=U64)
+            up[r], down[r] = u0 + u1, d0 + d1
+        return hand, up, down
+    return source
+
+
+def batch_of(games) -> VecGame:
+    vg = VecGame(len(games), scalar_deals(games))
+    idx = vg.all
+    vg.new_matches(idx, [g.first_dealer for g in games], [g.num_hands for g in games],
+                   [g.initial_scores for g in games])
+    return vg
+
+
+def assert_same(vg: VecGame, games, full_rows=()) -> None:
+    n = len(games)
+    assert [int(m) for m in vg.legal] == [g.legal_mask for g in games]
+    assert [int(c) if c >= 0 else None for c in vg.current] == [g.current for g in games]
+    for p in (0, 1):
+        over = np.array([i % 3 == 0 for i in range(n)])  # also check the "ended early" path
+        obs, mask = encode(vg, vg.all, p, over)
+        for i, g in enumerate(games):
+            o, m = encode_game(g, p, bool(over[i]))
+            np.testing.assert_array_equal(obs[i], o, err_msg=f"game {i} player {p}")
+            np.testing.assert_array_equal(mask[i], m, err_msg=f"game {i} player {p}")
+    for i in full_rows:
+        row, g = GameRow(vg, i), games[i]
+        for name in SCALARS + LISTS + ("current", "tricks"):
+            assert getattr(row, name) == list(getattr(g, name)) if name in LISTS else \
+                getattr(row, name) == getattr(g, name), (name, i)
+        assert row.results[-1:] == g.results[-1:]
+        for p in (0, 1):
+            assert row.view(p) == g.view(p)
+
+
+def pick(rng, legal: list[int], escalate: float) -> int:
+    """A random legal action, escalating with probability ``escalate`` when allowed."""
+    if ESCALATE in legal and rng.random() < escalate:
+        return ESCALATE
+    if PASS in legal:  # answering: escalate or pass with equal chance
+        return legal[rng.integers(2)]
+    cards = [a for a in legal if a != ESCALATE]
+    return cards[rng.integers(len(cards))]
+
+
+def run_lockstep(games, rng, escalate=0.3, full_rows=(), check_every=1, vg=None) -> VecGame:
+    vg = batch_of(games) if vg is None else vg
+    step = 0
+    assert_same(vg, games, full_rows)
+    while any(not g.is_over for g in games):
+        live = [i for i, g in enumerate(games) if not g.is_over]
+        acts = [pick(rng, games[i].legal_actions(), escalate) for i in live]
+        step_all(vg, games, live, acts)
+        step += 1
+        if step % check_every == 0 or all(g.is_over for g in games):
+            assert_same(vg, games, full_rows)
+    for i, g in enumerate(games):
+        assert GameRow(vg, i).results == g.results[-1:]
+        assert list(vg.scores[i]) == g.scores
+    return vg
+
+
+def test_single_hands_equal_the_scalar_engine_at_every_decision():
+    rng = np.random.default_rng(1)
+    games = [Game.new(seed=1000 + i) for i in range(600)]
+    run_lockstep(games, rng, escalate=0.4, full_rows=range(0, 600, 40))
+    levels = {g.results[-1].crack_level for g in games}
+    assert levels == {0, 1, 2, 3, 4}  # whole escalation chains were played (R11)
+
+
+def test_matches_with_tie_break_hands_equal_the_scalar_engine():
+    rng = np.random.default_rng(2)
+    games = [Game.new(seed=5000 + i, num_hands=2 + i % 3, scores=(i % 2, 0) if i % 5 == 0
+                      else (0, 0)) for i in range(300)]
+    run_lockstep(games, rng, escalate=0.2, full_rows=range(0, 300, 30), check_every=3)
+    tie_breaks = sum(len(g.results) > g.num_hands for g in games)
+    assert tie_breaks > 20  # R20: tied matches went on
+
+
+def step_all(vg, games, live, acts) -> None:
+    for i, a in zip(live, acts, strict=True):
+        games[i].apply(a)
+    vg.apply(np.array(live, np.int64), np.array(acts, np.int64))
+
+
+@pytest.mark.parametrize("level", [0, 3, 4])
+def test_schwarz_and_schneider_then_a_tie_break_hand(level):
+    """Deal S: player_0 takes every trick. Discarding 8C (0 points) gives Schwarz,
+    discarding QC (3 points to the opponent) Schneider (R17-R19); both at crack level
+    ``level``; hand 2 of the match is then played at random, more while tied (R20)."""
+    games = [Game.from_deal(S, dealer=1, num_hands=2, seed=level * 10 + i) for i in range(4)]
+    vg = batch_of(games)
+    everyone = list(range(4))
+    step_all(vg, games, everyone, [36] * 4)  # player_0 (non-dealer) names clubs
+    step_all(vg, games, everyone, [6, 3, 6, 3])  # 8C / QC
+    step_all(vg, games, everyone, [17] * 4)  # player_1 discards 6S
+    for _ in range(level):  # Crack, Recrack (an answer), Crackback, Around the Corner
+        step_all(vg, games, everyone, [ESCALATE] * 4)
+    if games[0].phase == Phase.ANSWER:  # player_1 may still answer: it passes
+        step_all(vg, games, everyone, [PASS] * 4)
+    while any(g.hand_no == 0 for g in games):
+        live = [i for i, g in enumerate(games) if g.hand_no == 0]
+        step_all(vg, games, live, [games[i].legal_actions()[0] for i in live])
+    assert_same(vg, games, everyone)
+    results = [g.results[0] for g in games]
+    assert [r.schwarz for r in results] == [True, False, True, False]
+    assert [r.schneider for r in results] == [False, True, False, True]
+    assert {r.crack_level for r in results} == {level}
+    run_lockstep(games, np.random.default_rng(level), full_rows=everyone, vg=vg)
+
+
+def test_seeded_deal_source_deals_as_game_new():
+    n = 50
+    src = DealSource(n, np.random.default_rng(0))
+    idx = np.arange(n)
+    src.seed(idx, [77 + i for i in range(n)])
+    for hand_no in (0, 1, 5):
+        hand, up, down = src(idx, np.full(n, hand_no))
+        for i in range(n):
+            (h0, u0, d0), (h1, u1, d1) = seeded_deal(77 + i, hand_no)
+            assert [int(x) for x in hand[i]] == [sum(1 << c for c in h0), sum(1 << c for c in h1)]
+            assert list(up[i]) == u0 + u1 and list(down[i]) == d0 + d1
+    assert list(src.first_dealers(idx)) == [seeded_dealer(77 + i) for i in range(n)]
+
+
+def test_random_deals_partition_the_deck():
+    src = DealSource(4000, np.random.default_rng(3))
+    hand, up, down = src(np.arange(4000), np.zeros(4000, np.int64))
+    every = hand[:, 0] | hand[:, 1] | np.bitwise_or.reduce(BIT[up], 1) | \
+        np.bitwise_or.reduce(BIT[down], 1)
+    assert (every == (1 << 36) - 1).all()
+    assert (np.bitwise_count(hand) == 8).all()
+    # the cards are spread evenly: each card lies in player_0's hand about 8/36 of the time
+    share = np.unpackbits(hand[:, 0:1].view(np.uint8), axis=1, bitorder="little")[:, :36].mean(0)
+    assert np.abs(share - 8 / 36).max() < 0.04
+    order = np.arange(36)[None].repeat(2, 0)
+    h, u, d = layout(order)
+    assert list(u[0]) == [8, 9, 10, 11, 12, 26, 27, 28, 29, 30]
+
+
+def test_120_points_is_schneider_not_schwarz():
+    """Deal S with 7C and 8C swapped: player_0 discards the Spitzer (7C) into player_1's
+    pile, then takes every trick: 120 to 1, Schneider and not Schwarz (R5, R19)."""
+    spec = {"player_0": dict(S["player_0"]), "player_1": S["player_1"]}
+    spec["player_0"]["hand"] = [c if c != "8C" else "7C" for c in S["player_0"]["hand"]]
+    spec["player_0"]["down"] = [c if c != "7C" else "8C" for c in S["player_0"]["down"]]
+    games = [Game.from_deal(spec, dealer=1)]
+    vg = batch_of(games)
+    step_all(vg, games, [0], [36])
+    step_all(vg, games, [0], [7])  # 7C
+    step_all(vg, games, [0], [17])  # 6S
+    while not games[0].is_over:
+        step_all(vg, games, [0], [games[0].legal_actions()[0]])
+    assert_same(vg, games, [0])
+    r = GameRow(vg, 0).results[0]
+    assert r.card_points == (120, 1) and r.spitzer == 1
+    assert r.schneider and not r.schwarz and r.value == 2

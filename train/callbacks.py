@@ -1,0 +1,203 @@
+"""The training run's schedule: self-play snapshots, evaluations and checkpoints.
+
+:class:`TrainingRun` holds everything of a run besides the model (pool, evaluation
+history, best result, timings, what is due next) and can be saved in and restored from a
+checkpoint. :class:`RunCallback` calls it at the start of every PPO rollout: at that
+moment the previous rollout has been trained on and ``model.num_timesteps`` counts
+exactly the steps the model has learned from, so a checkpoint taken there loses nothing
+(a resumed run only restarts the episodes that were in progress).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+from . import checkpoints
+from .evaluation import describe, evaluate
+from .export import export_policy
+from .opponents import opponent_mix
+
+
+class TrainingRun:
+    """State and schedule of one training run (see the module documentation)."""
+
+    def __init__(self, cfg: dict, out: Path, vec_env, log=print):
+        self.cfg, self.out, self.vec_env, self.log = cfg, out, vec_env, log
+        self.pool: list[dict] = []  # {"steps": n, "weights": {...}}
+        self.history: list[dict] = []
+        self.best: dict | None = None  # {"steps", "mean", "ci95"} vs heuristic
+        self.next_eval = cfg["eval_every"] if cfg["eval_every"] > 0 else None
+        self.next_ckpt = cfg["checkpoint_every"] if cfg["checkpoint_every"] > 0 else None
+        self.next_snapshot = cfg["snapshot_every"] if cfg["self_play"] else None
+        self.timers = defaultdict(float)  # accumulated over sessions (resume)
+        self.mix = self.escalation = None
+        self._session_start = time.perf_counter()
+        self._wall_before = 0.0
+
+    # --- opponents ---------------------------------------------------------------------------
+
+    def update_mix(self, steps: int) -> None:
+        mix = opponent_mix(self.cfg, steps)
+        if mix != self.mix:
+            self.vec_env.env_method("set_mix", mix)
+            if self.mix is not None:
+                self.log(f"[{steps}] opponents now {mix}")
+            self.mix = mix
+
+    def add_snapshot(self, model) -> None:
+        weights = export_policy(model)
+        self.pool.append({"steps": int(model.num_timesteps), "weights": weights})
+        if self.cfg["pool_size"] > 0:
+            del self.pool[:-self.cfg["pool_size"]]
+        self.vec_env.env_method("add_snapshot", weights, self.cfg["pool_size"])
+
+    # --- the hook ------------------------------------------------------------------------------
+
+    def on_rollout_start(self, model) -> None:
+        steps = int(model.num_timesteps)
+        self.update_mix(steps)
+        escalation = steps >= self.cfg["crack_after"]
+        if escalation != self.escalation:
+            self.vec_env.env_method("set_escalation", escalation)
+            if self.escalation is not None:
+                self.log(f"[{steps}] the learner may escalate from now on")
+            self.escalation = escalation
+        if self.next_snapshot is not None and steps >= self.next_snapshot and escalation:
+            self.add_snapshot(model)
+            self.next_snapshot = steps + self.cfg["snapshot_every"]
+            self.log(f"[{steps}] self-play pool: {len(self.pool)} snapshot(s)")
+        if self.next_eval is not None and steps >= self.next_eval:
+            self.evaluate(model)
+            self.next_eval = steps + self.cfg["eval_every"]
+        if self.next_ckpt is not None and steps >= self.next_ckpt:
+            self.next_ckpt = steps + self.cfg["checkpoint_every"]
+            self.checkpoint(model)
+
+    def evaluate(self, model) -> dict:
+        """Evaluate the current policy (logged, kept in the history, best model saved)."""
+        t = time.perf_counter()
+        steps = int(model.num_timesteps)
+        cfg = self.cfg
+        res = evaluate(export_policy(model), cfg["eval_pairs"], cfg["eval_seed"],
+                       cfg["eval_workers"])
+        entry = {"steps": steps, "seconds": round(self.wall_seconds(), 1), **res}
+        self.history.append(entry)
+        for opp, r in res.items():
+            model.logger.record(f"eval/{opp}_mean", r["mean"])
+            model.logger.record(f"eval/{opp}_ci_low", r["ci95"][0])
+            model.logger.record(f"eval/{opp}_win_rate", r["win_rate"])
+            model.logger.record(f"eval/{opp}_crack_rate", r["crack_rate"])
+        h = res.get("heuristic")
+        mark = ""
+        if h is not None and (self.best is None or h["mean"] > self.best["mean"]):
+            self.best = {"steps": steps, "mean": h["mean"], "ci95": h["ci95"]}
+            checkpoints.save_model(model, self.out / "best_model.zip")
+            checkpoints.write_atomic(self.out / "best_model.json",
+                                     (json.dumps(self.best) + "\n").encode())
+            mark = "  (new best)"
+        checkpoints.write_atomic(self.out / "eval_history.json",
+                                 json.dumps(self.history, indent=1).encode())
+        self.timers["eval"] += time.perf_counter() - t
+        self.log(f"[{steps}] eval ({cfg['eval_pairs']} pairs): {describe(res)}{mark}")
+        return entry
+
+    def checkpoint(self, model) -> Path:
+        t = time.perf_counter()
+        path = checkpoints.save(self.out / "checkpoints", model,
+                                self.state_dict(int(model.num_timesteps)),
+                                keep=self.cfg["keep_checkpoints"])
+        self.timers["checkpoint"] += time.perf_counter() - t
+        return path
+
+    # --- timing and state ------------------------------------------------------------------------
+
+    def wall_seconds(self) -> float:
+        """Wall time of training so far, summed over resumed sessions."""
+        return self._wall_before + time.perf_counter() - self._session_start
+
+    def env_timing(self) -> tuple[float, int]:
+        """Seconds spent inside the envs (summed over envs) and env steps, this session."""
+        rows = self.vec_env.env_method("env_timing")
+        return sum(r[0] for r in rows), sum(r[1] for r in rows)
+
+    def state_dict(self, steps: int) -> dict:
+        timers = dict(self.timers)
+        timers["env"] = timers.pop("env_before", 0.0) + self.env_timing()[0]
+        return {
+            "version": 1, "steps": steps, "cfg": self.cfg, "pool": self.pool,
+            "history": self.history, "best": self.best, "next_eval": self.next_eval,
+            "next_ckpt": self.next_ckpt, "next_snapshot": self.next_snapshot,
+            "timers": timers, "wall_seconds": self.wall_seconds(),
+            "rng": {"python": random.getstate(), "numpy": np.random.get_state(),
+                    "torch": torch.get_rng_state().numpy()},
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.pool, self.history, self.best = state["pool"], state["history"], state["best"]
+        self.next_eval, self.next_ckpt = state["next_eval"], state["next_ckpt"]
+        self.next_snapshot = state["next_snapshot"]
+        self.timers = defaultdict(float, state["timers"])
+        self.timers["env_before"] = self.timers.pop("env", 0.0)
+        self._wall_before = state["wall_seconds"]
+        self._session_start = time.perf_counter()
+        random.setstate(state["rng"]["python"])
+        np.random.set_state(state["rng"]["numpy"])
+        torch.set_rng_state(torch.from_numpy(np.array(state["rng"]["torch"], np.uint8)))
+        if self.pool:
+            self.vec_env.env_method("set_snapshots", [p["weights"] for p in self.pool])
+        # best_model.json is written with best_model.zip, maybe after the checkpoint
+        best_file = self.out / "best_model.json"
+        if best_file.exists():
+            on_disk = json.loads(best_file.read_text())
+            if self.best is None or on_disk["mean"] > self.best["mean"]:
+                self.best = on_disk
+
+
+class RunCallback(BaseCallback):
+    """Drives a :class:`TrainingRun`; logs training-episode game points per opponent and
+    the rollout / train time split; gives torch ``--torch-threads`` threads during the
+    gradient updates only."""
+
+    def __init__(self, run: TrainingRun):
+        super().__init__()
+        self.run = run
+        self._points = defaultdict(list)
+        self._t_rollout = self._t_train = None
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self._t_train is not None:
+            self.run.timers["train"] += now - self._t_train
+        torch.set_num_threads(1)
+        self.run.on_rollout_start(self.model)
+        self._t_rollout = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            opp = info.get("opponent")
+            if opp is not None:
+                self._points[opp].append(info["game_points"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.run.cfg["torch_threads"])  # for the gradient updates
+        now = time.perf_counter()
+        self.run.timers["rollout"] += now - self._t_rollout
+        self._t_train = now
+        for opp, pts in self._points.items():
+            self.logger.record(f"train/points_vs_{opp}", float(np.mean(pts)))
+        self._points.clear()
+
+    def _on_training_end(self) -> None:
+        torch.set_num_threads(1)
+        if self._t_train is not None:
+            self.run.timers["train"] += time.perf_counter() - self._t_train
+            self._t_train = None

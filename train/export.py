@@ -1,0 +1,84 @@
+"""Export a trained MaskablePPO actor as numpy arrays for
+:class:`~widderkopf_env.agents.numpy_net.PolicySnapshot` (re-exported here), and load
+such arrays back into a model (warm starts: ``widderkopf-train --init``, ``widderkopf-exploit``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from widderkopf_env.agents.numpy_net import ACTIVATIONS, PolicySnapshot
+
+__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor"]
+
+
+def export_policy(model) -> dict:
+    """The actor weights of a MaskablePPO ``model`` as ``{"layers": [(W, b), ...],
+    "activation": name, "canonical": bool}`` (float32 numpy; ``W`` is ``(out, in)`` as in
+    torch; ``canonical``: the policy is a :class:`~.policies.CanonicalPolicy`)."""
+    import torch.nn as nn
+
+    from .torch_policy import CanonicalPolicy
+
+    policy = model.policy
+    act_name = policy.activation_fn.__name__
+    if act_name not in ACTIVATIONS:
+        raise ValueError(f"unsupported activation {act_name!r}; known: {sorted(ACTIVATIONS)}")
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(policy.action_net)
+    layers = [(m.weight.detach().cpu().numpy().astype(np.float32).copy(),
+               m.bias.detach().cpu().numpy().astype(np.float32).copy()) for m in linears]
+    return {"layers": layers, "activation": act_name,
+            "canonical": isinstance(policy, CanonicalPolicy)}
+
+
+def load_actor(model, weights: dict) -> None:
+    """Copy exported actor weights (:func:`export_policy`'s format, as in the
+    shipped policy) into ``model``'s policy layers and action head: export's inverse."""
+    import torch
+    import torch.nn as nn
+
+    from .torch_policy import CanonicalPolicy
+
+    policy = model.policy
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(policy.action_net)
+    shapes = [tuple(m.weight.shape) for m in linears]
+    wanted = [tuple(w.shape) for w, _ in weights["layers"]]
+    if (shapes != wanted or policy.activation_fn.__name__ != weights["activation"]
+            or isinstance(policy, CanonicalPolicy) != bool(weights["canonical"])):
+        raise ValueError(f"the policy to load (layers {wanted}, {weights['activation']}, "
+                         f"canonical={weights['canonical']}) does not fit the model (layers "
+                         f"{shapes}, {policy.activation_fn.__name__})")
+    with torch.no_grad():
+        for m, (w, b) in zip(linears, weights["layers"], strict=True):
+            m.weight.copy_(torch.as_tensor(w))
+            m.bias.copy_(torch.as_tensor(b))
+
+
+def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
+    """The policy file that a warm start ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped
+    files) or a path to a .npz from :func:`~widderkopf_env.agents.shipped.save_policy`,
+    resolved, after checking that its actor has these hidden layers, activation and
+    input ordering; ValueError saying what differs otherwise."""
+    from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
+
+    path = {"ppo": POLICY_FILE, "net": NET_FILE}.get(spec, Path(spec))
+    if path.suffix != ".npz" or not path.is_file():
+        raise ValueError(f"{spec!r} is neither 'ppo', 'net' nor an existing .npz policy "
+                         "file (widderkopf-distill train writes them)")
+    try:
+        weights = load_policy(path)
+    except (OSError, KeyError, ValueError) as err:
+        raise ValueError(f"{path} is not a policy file ({err})") from None
+    have = ([int(w.shape[0]) for w, _ in weights["layers"][:-1]], weights["activation"].lower(),
+            weights["canonical"])
+    want = (list(hidden), activation.lower(), bool(canonical))
+    if have != want:
+        raise ValueError(f"{path} holds hidden layers {have[0]}, activation {have[1]}, "
+                         f"canonical={have[2]}; the run asks for {want[0]}, {want[1]}, "
+                         f"canonical={want[2]} (set --net-arch, --activation, --policy to "
+                         "match)")
+    return path.resolve()

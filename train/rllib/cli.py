@@ -1,0 +1,245 @@
+"""``widderkopf-train-rllib``: league self-play PPO on Ray RLlib, on one machine or many.
+
+One machine: ``widderkopf-train-rllib --num-env-runners 1 --minutes 11 --out runs/rllib``
+(the PPO settings default to those of the run documented in README.md).
+A cluster: start Ray on every machine (``ray start --head`` on one, ``ray start
+--address=HEAD:6379`` on the others, or KubeRay), then run the same command on the head
+with ``--address auto`` and as many ``--num-env-runners`` as the cluster has spare cores.
+The env runners (which play the games) spread over the machines; the learner (which runs
+the PPO updates) stays in this process.
+
+Every ``--checkpoint-every`` iterations an RLlib checkpoint ``<out>/checkpoint_<iter>`` is
+written (with ``league.json``), and every ``--eval-every`` iterations ``main`` from it plays
+a duplicate-deal match against the random bot and the heuristic in our arena. Resume with
+``--resume <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+
+from .league import (
+    HEURISTIC,
+    MAIN,
+    LeagueState,
+    fill_league,
+    league_mapping,
+    module_ids,
+    snapshot_main,
+)
+
+
+def _positive(kind):
+    def parse(text):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return value
+    return parse
+
+
+def _probability(text):
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def _hidden(text):
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) <= 0:
+        raise argparse.ArgumentTypeError(f"must be layer sizes like 256,256, got {text!r}")
+    return sizes
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="widderkopf-train-rllib", description=__doc__.split("\n")[0])
+    a = p.add_argument
+    a("--iterations", type=_positive(int), default=None, help="stop after this many PPO "
+      "iterations in total (default: only --minutes)")
+    a("--minutes", type=_positive(float), default=None, help="stop after this much wall time")
+    a("--num-env-runners", type=int, default=1, help="env runner actors sampling games "
+      "(0: sample in this process; default 1)")
+    a("--envs-per-runner", type=_positive(int), default=1, help="games each env runner "
+      "steps at once (one batched forward pass for all; default 1)")
+    a("--address", default=None, help="join a running Ray cluster ('auto' or HOST:PORT); "
+      "default: start a local Ray")
+    a("--num-cpus", type=_positive(int), default=None, help="CPUs of the local Ray")
+    a("--out", default="runs/rllib", help="checkpoint directory (default runs/rllib)")
+    a("--resume", default=None, help="a checkpoint directory to continue from")
+    a("--seed", type=int, default=0)
+    a("--slots", type=_positive(int), default=3, help="frozen snapshots in the league")
+    a("--self-play", type=_probability, default=0.2, help="share of games main vs main")
+    a("--heuristic", type=_probability, default=0.2, help="share of games main vs heuristic")
+    a("--snapshot-return", type=float, default=0.5, help="snapshot main when its mean "
+      "return per game in an iteration exceeds this (game points; default 0.5)")
+    a("--checkpoint-every", type=_positive(int), default=5)
+    a("--eval-every", type=int, default=5, help="evaluate every N iterations (0: only at "
+      "the end)")
+    a("--eval-pairs", type=int, default=100, help="duplicate deal pairs per evaluation "
+      "(0: no evaluation)")
+    a("--batch", type=_positive(int), default=2000, help="env steps per PPO iteration")
+    a("--minibatch", type=_positive(int), default=500)
+    a("--epochs", type=_positive(int), default=2)
+    a("--lr", type=_positive(float), default=1e-3)
+    a("--sample-timeout", type=_positive(float), default=600.0, help="seconds to wait "
+      "for the env runners' samples in one iteration (default 600: loaded machines)")
+    a("--hidden", type=_hidden, default=[128, 128], help="hidden layer sizes (128,128)")
+    return p
+
+
+def check_args(p: argparse.ArgumentParser, args) -> None:
+    """Usage errors (exit 2) for combinations argparse cannot check."""
+    if args.num_env_runners < 0:
+        p.error(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
+    if args.eval_every < 0 or args.eval_pairs < 0:
+        p.error("--eval-every and --eval-pairs must be >= 0")
+    if args.self_play + args.heuristic > 1.0:
+        p.error(f"--self-play + --heuristic must be <= 1, got {args.self_play + args.heuristic}")
+    if args.minibatch > args.batch:
+        p.error(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
+    if args.iterations is None and args.minutes is None:
+        p.error("give --iterations or --minutes (or both)")
+    if args.resume is not None and not Path(args.resume, "league.json").is_file():
+        p.error(f"--resume {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
+                "(no league.json)")
+
+
+def build_config(args):
+    """The RLlib ``PPOConfig`` for ``args`` (see :func:`parser`)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from widderkopf_env.rllib import register
+
+    from .modules import HeuristicRLModule, MaskedPPOTorchRLModule
+
+    env_name = register()
+    model = {"fcnet_hiddens": list(args.hidden), "fcnet_activation": "relu"}
+    specs = {mid: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
+             for mid in module_ids(args.slots) if mid != HEURISTIC}
+    specs[HEURISTIC] = RLModuleSpec(module_class=HeuristicRLModule)
+    mapping = functools.partial(league_mapping, slots=args.slots, self_play=args.self_play,
+                                heuristic=args.heuristic)
+    return (
+        PPOConfig()
+        .environment(env_name, env_config={})
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                     num_cpus_per_env_runner=1, sample_timeout_s=args.sample_timeout)
+        .multi_agent(policies=set(module_ids(args.slots)), policy_mapping_fn=mapping,
+                     policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch,
+                  num_epochs=args.epochs, lr=args.lr)
+        .fault_tolerance(restart_failed_env_runners=True)
+        .debugging(seed=args.seed)
+    )
+
+
+def evaluate(checkpoint, pairs: int, seed: int) -> dict:
+    """``main`` of ``checkpoint`` against random and the heuristic (duplicate deals)."""
+    from widderkopf_env.agents.arena import run_duplicate
+    from widderkopf_env.agents.rllib_checkpoint import RLlibAgent
+
+    agent = RLlibAgent(checkpoint)
+    out = {}
+    for opponent in ("random", "heuristic"):
+        r = run_duplicate(agent, opponent, pairs, seed=seed, workers=1, progress=False)
+        out[opponent] = {"mean": r.mean, "ci95": r.ci95, "pairs": pairs}
+    return out
+
+
+def save(algo, league: LeagueState, out: Path, iteration: int) -> Path:
+    path = out / f"checkpoint_{iteration:06d}"
+    algo.save_to_path(str(path.resolve()))
+    league.save(path)
+    return path
+
+
+def main_return(result) -> float | None:
+    """``main``'s mean episode return in one iteration's results (None if no episode)."""
+    means = result.get("env_runners", {}).get("module_episode_returns_mean", {})
+    value = means.get(MAIN)
+    return None if value is None else float(value)
+
+
+def run(args, log=print, config=None) -> dict:
+    """Train as ``args`` say (with ``config``, default ``build_config(args)``); returns a
+    summary (last checkpoint, iteration, evaluations, league history)."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
+                 include_dashboard=False)
+    algo = (config or build_config(args)).build_algo()
+    try:
+        return _train(algo, args, log)
+    finally:
+        algo.stop()
+
+
+def _train(algo, args, log) -> dict:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.resume:
+        league = LeagueState.load(args.resume)
+        if league.slots != args.slots:
+            raise ValueError(f"the checkpoint's league has {league.slots} slots, "
+                             f"--slots says {args.slots}")
+        algo.restore_from_path(str(Path(args.resume).resolve()))
+    else:
+        league = LeagueState(slots=args.slots)
+        fill_league(algo, args.slots)
+    start, t0 = algo.iteration, time.monotonic()
+    summary = {"evaluations": [], "checkpoint": None}
+    checkpoint = None
+    while True:
+        result = algo.train()
+        it = algo.iteration
+        ret = main_return(result)
+        steps = result.get("env_runners", {}).get("num_env_steps_sampled_lifetime")
+        line = f"iter {it}: env steps {steps}, main return {ret}"
+        if ret is not None and ret > args.snapshot_return and it > league.last_snapshot_iteration:
+            line += f", snapshot -> {snapshot_main(algo, league, it)}"
+        log(line)
+        done = ((args.iterations is not None and it - start >= args.iterations)
+                or (args.minutes is not None and time.monotonic() - t0 >= 60 * args.minutes))
+        if done or it % args.checkpoint_every == 0:
+            checkpoint = save(algo, league, out, it)
+        if args.eval_pairs and (done or (args.eval_every and it % args.eval_every == 0)):
+            if checkpoint is None or checkpoint.name != f"checkpoint_{it:06d}":
+                checkpoint = save(algo, league, out, it)
+            ev = evaluate(checkpoint, args.eval_pairs, args.seed) | {"iteration": it}
+            log("eval " + json.dumps(ev))
+            summary["evaluations"].append(ev)
+        if done:
+            break
+    summary.update(checkpoint=str(checkpoint), iteration=algo.iteration,
+                   league=league.history, minutes=(time.monotonic() - t0) / 60)
+    return summary
+
+
+def main(argv=None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    check_args(p, args)
+    try:
+        summary = run(args, log=functools.partial(print, flush=True))
+    except (ValueError, FileNotFoundError) as err:
+        print(f"widderkopf-train-rllib: error: {err}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
