@@ -17,7 +17,7 @@ import json
 import sys
 import time
 
-from widderkopf_env.rllib import train
+from widderkopf_env.train.rllib import cli as train
 from widderkopf_env.train.rllib.cluster import runner_nodes, simulated_cluster
 from widderkopf_env.train.rllib.league import fill_league
 

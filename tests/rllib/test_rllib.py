@@ -19,9 +19,10 @@ from widderkopf_env.agents.arena import run_duplicate  # noqa: E402
 from widderkopf_env.agents.rllib_checkpoint import RLlibAgent  # noqa: E402
 from widderkopf_env.cards import MAX_HAND_VALUE  # noqa: E402
 from widderkopf_env.observation import encode_with_mask  # noqa: E402
-from widderkopf_env.rllib import league, train  # noqa: E402
 from widderkopf_env.rllib.env import WidderkopfMultiAgentEnv  # noqa: E402
 from widderkopf_env.rules import Game, IllegalActionError  # noqa: E402
+from widderkopf_env.train.rllib import cli as train  # noqa: E402
+from widderkopf_env.train.rllib import league  # noqa: E402
 from widderkopf_env.train.rllib.modules import ObservedView  # noqa: E402
 from widderkopf_env.view import PlayerView  # noqa: E402
 

@@ -15,7 +15,7 @@ pytest.importorskip("ray.rllib", reason="needs the [rllib] extra")
 from ray.rllib.utils.numpy import convert_to_numpy  # noqa: E402
 
 from widderkopf_env.agents.rllib_checkpoint import RLlibAgent  # noqa: E402
-from widderkopf_env.rllib import train  # noqa: E402
+from widderkopf_env.train.rllib import cli as train  # noqa: E402
 from widderkopf_env.train.rllib.cluster import runner_nodes, simulated_cluster  # noqa: E402
 from widderkopf_env.train.rllib.league import LeagueState, fill_league, learner_weights  # noqa: E402
 
