@@ -75,13 +75,15 @@ def test_malformed_deals_say_what_is_wrong(spec, message):
         Game.from_deal(spec)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"num_hands": 0}, "num_hands"), ({"num_hands": 2.5}, "num_hands"),
-    ({"dealer": 2}, "player must be"), ({"dealer": "player_2"}, "player must be"),
-    ({"seed": "x"}, "seed"), ({"scores": (1,)}, "scores"),
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"num_hands": 0}, ValueError, "num_hands"), ({"num_hands": 2.5}, ValueError, "num_hands"),
+    ({"dealer": 2}, ValueError, "dealer must be"),
+    ({"dealer": "player_2"}, ValueError, "dealer must be 0, 1, 'player_0' or 'player_1'"),
+    ({"seed": "x"}, TypeError, "seed must be an int"), ({"scores": (1,)}, ValueError, "scores"),
+    ({"seed": 10**5000}, ValueError, "seed must be an int of at most 4096 bits"),
 ])
-def test_bad_game_arguments(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_game_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
         Game.new(**kwargs)
 
 
