@@ -362,7 +362,8 @@ def test_files_of_matches_with_tie_break_hands_still_load():
 
 
 @pytest.mark.parametrize("field, value", [("version", True), ("version", 1.0),
-                                          ("seed", 2**4097), ("num_hands", 1_000_001)])
+                                          ("seed", 2**4097), ("num_hands", 1_000_001)],
+                         ids=["version true", "version 1.0", "seed 2**4097", "num_hands"])
 def test_game_file_fields_of_the_wrong_type_or_size_are_refused(field, value):
     doc = json.loads(played(2, 5).to_json())
     with pytest.raises(ValueError, match=field):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from widderkopf_env import Game
-from widderkopf_env.episode import OpponentError
+from widderkopf_env.gym_env import OpponentError  # the single env's error
 from widderkopf_env.vector import WidderkopfVectorEnv
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_vector_guarantees import venv_state
 
 from widderkopf_env import IllegalActionError
-from widderkopf_env.episode import OpponentError
+from widderkopf_env.gym_env import OpponentError  # the single env's error
 from widderkopf_env.vector import WidderkopfVectorEnv
 
 ERRORS = (ValueError, TypeError, OpponentError)  # IllegalActionError is a ValueError
