@@ -78,7 +78,8 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
   `reset()` it is reseeded (`reset(seed)`) from the env's `np_random`, so all randomness
   flows from `reset(seed=...)`.
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
-  per episode).
+  per episode); anything else raises `ValueError` naming `seat` and these values (the
+  vector env takes the same).
 * `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above.
 * `render_mode`: `"ansi"` (`render()` returns the whole table as text), `"human"`
   (prints it after every step) or `"rgb_array"` (a picture of the table, `uint8

@@ -50,12 +50,16 @@ episodes differ from the first. ``seed`` may also be a list of N ints (sub-env `
 4096 bits: a negative or huge one raises ``ValueError``, another type ``TypeError``, and
 the env is left as it was.
 
-Errors change nothing: a call that raises leaves every game, generator and mask as it
-was before the call. An opponent that raises, returns something that is not one action
-per game, or chooses an illegal action raises
-:class:`~widderkopf_env.episode.OpponentError` (as the single env does); the whole batch
-is rolled back, the learner's moves included, and the env stays usable. ``copy.copy``
-and ``copy.deepcopy`` give an independent env (the opponent is copied too).
+Errors change nothing: a ``reset`` or ``step`` that raises ``ValueError``, ``TypeError``
+or ``OpponentError`` leaves every game, generator, seat and mask as it was before the
+call. An opponent (a policy function or an agent) that raises, returns something that is
+not one integer action per game, or chooses an illegal action raises
+:class:`~widderkopf_env.episode.OpponentError` (the single env's error); the whole batch
+is rolled back, the learner's moves included, and the env stays usable (an agent's own
+internal state is the agent's, as in the single env). ``copy.copy`` and
+``copy.deepcopy`` give an independent env (the opponent is copied too). The arguments
+are checked as the single env checks them: the same mistake (a bad ``seat`` or
+``render_mode``, an agent class as ``opponent``) gets the same error.
 
 Illegal actions: ``illegal_action="terminate"`` (default, as the single env) ends the
 offending sub-envs with ``illegal_reward`` (default: the largest loss still possible,
