@@ -101,7 +101,9 @@ widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="terminate"
   render only what that player may see (R8).
 
 `reset(seed=None, options=None)`: `reset(seed=s)` deals the match of `Game.new(seed=s)`
-(later unseeded resets follow from `s`: same seed, same matches). Options:
+(later unseeded resets follow from `s`: same seed, same matches). `seed` is None or a
+non-negative int (numpy integers too, as `Game.new` takes them); a negative or huge one
+raises `ValueError`, another type `TypeError`, and the env is left as it was. Options:
 `{"deal": spec, "dealer": "player_0", "scores": (0, 0)}`; `deal` is a deal spec by card
 names (see :func:`widderkopf_env.rules.parse_deal`) passed to `Game.from_deal`; `dealer`
 (0, 1, `"player_0"` or `"player_1"`) is the first dealer (default: drawn from the seed, or
@@ -130,9 +132,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
 from .cards import NUM_ACTIONS
-from .deals import SEATS, parse_player
+from .deals import SEATS, check_reset_seed, parse_player
 from .engine_types import IllegalActionError
-from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
+from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
 from .render import RENDER_MODES, check_perspective
@@ -179,9 +181,7 @@ class raw_env(AECEnv):
         super().__init__()
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
-                             f"got {render_mode!r}")
+        check_render_mode(render_mode, RENDER_MODES, "the AEC env")
         self.render_perspective = check_perspective(render_perspective)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
@@ -230,6 +230,7 @@ class raw_env(AECEnv):
         return None if episode is None else episode.game
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_reset_seed(seed)  # before anything changes
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)

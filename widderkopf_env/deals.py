@@ -36,21 +36,70 @@ def as_int(value) -> int | None:
         return None
 
 
-def parse_player(player) -> int:
-    """0, 1, ``'player_0'`` or ``'player_1'`` (numpy integers too) -> 0 or 1."""
+def show(value) -> str:
+    """``repr(value)`` for an error message; an int too long to print (Python refuses
+    ints of more than 4,300 digits) is shown by its size."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an int of {value.bit_length():,} bits"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail on a broken __repr__
+        return f"a {type(value).__name__} object"
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def parse_player(player, name: str = "player") -> int:
+    """0, 1, ``'player_0'`` or ``'player_1'`` (numpy integers too) -> 0 or 1; ``name``
+    is the argument named in the error."""
     index = _SEAT_INDEX.get(player) if isinstance(player, str) else as_int(player)
     if index in (0, 1):
         return index
-    raise ValueError(f"player must be 0, 1, 'player_0' or 'player_1', got {player!r}")
+    raise ValueError(f"{name} must be 0, 1, 'player_0' or 'player_1', got {show(player)}")
+
+
+def parse_seat(seat) -> int | str:
+    """The ``seat`` argument of the envs that play one seat: 0 or 1 (any spelling
+    :func:`parse_player` takes), or ``"random"`` (drawn per episode)."""
+    if isinstance(seat, str) and seat == "random":
+        return "random"
+    index = _SEAT_INDEX.get(seat) if isinstance(seat, str) else as_int(seat)
+    if index in (0, 1):
+        return index
+    raise ValueError(f"seat must be 0, 1, 'player_0', 'player_1' or 'random', got {show(seat)}")
+
+
+#: Seeds are ints of at most this many bits (sign apart): every one has a decimal text
+#: (the seeded deals hash it) and fits numpy's ``SeedSequence``.
+MAX_SEED_BITS = 4096
 
 
 def check_seed(seed) -> int:
-    """A seed as a Python int (numpy integers accepted); None draws a fresh 63-bit one."""
+    """A seed as a Python int (numpy integers accepted); None draws a fresh 63-bit one.
+    Not an integer: ``TypeError``; more than :data:`MAX_SEED_BITS` bits: ``ValueError``."""
     if seed is None:
         return secrets.randbits(63)
     value = as_int(seed)
     if value is None:
-        raise ValueError(f"seed must be an int or None, got {seed!r}")
+        raise TypeError(f"seed must be an int or None, got {show(seed)}")
+    if value.bit_length() > MAX_SEED_BITS:
+        raise ValueError(f"seed must be an int of at most {MAX_SEED_BITS} bits, got "
+                         f"{show(value)}")
+    return value
+
+
+def check_reset_seed(seed) -> int | None:
+    """The ``seed`` of an env's ``reset()``: None, or a non-negative int (numpy integers
+    accepted) of at most :data:`MAX_SEED_BITS` bits, as a Python int. Not an integer:
+    ``TypeError``; negative or too large: ``ValueError``."""
+    if seed is None:
+        return None
+    value = as_int(seed)
+    if value is None:
+        raise TypeError(f"seed must be None or a non-negative int, got "
+                        f"{type(seed).__name__} {show(seed)}")
+    if value < 0 or value.bit_length() > MAX_SEED_BITS:
+        raise ValueError(f"seed must be None or a non-negative int of at most "
+                         f"{MAX_SEED_BITS} bits, got {show(value)}")
     return value
 
 
@@ -73,6 +122,49 @@ def check_scores(scores) -> tuple[int, int]:
         raise ValueError(f"scores must be a tuple of two ints in 0..{MAX_SCORE:,}, got "
                          f"{scores!r}")
     return values
+
+
+def _card_id(value, name: str) -> int:
+    card = as_int(value)
+    if card is None:
+        raise TypeError(f"{name} must be a card id (an int in 0..35), got {show(value)}")
+    if not 0 <= card < 36:
+        raise ValueError(f"{name} must be a card id in 0..35, got {card}")
+    return card
+
+
+def check_hidden_cards(opponent_hand, face_down, opponent_discard) -> tuple[int, dict, int]:
+    """The hidden cards given to ``Game.from_view`` as ``(hand bits, {pile: card},
+    discard)``: ``opponent_hand`` card ids or a 36-bit set, ``face_down`` a dict of pile
+    -> card id, ``opponent_discard`` a card id or -1. A wrong type raises ``TypeError``
+    naming the argument; an id out of range ``ValueError``."""
+    if isinstance(opponent_hand, int) and not isinstance(opponent_hand, bool):
+        if not 0 <= opponent_hand < 1 << 36:
+            raise ValueError(f"opponent_hand as a bit set must be in 0..2**36 - 1, got "
+                             f"{show(opponent_hand)}")
+        hand = opponent_hand
+    elif isinstance(opponent_hand, (list, tuple, set, frozenset)):
+        hand = 0
+        for c in opponent_hand:
+            hand |= 1 << _card_id(c, "opponent_hand")
+    else:
+        raise TypeError(f"opponent_hand must be card ids (a list, tuple or set) or a bit set "
+                        f"(int), got {type(opponent_hand).__name__}")
+    if not isinstance(face_down, dict):
+        raise TypeError(f"face_down must be a dict {{pile: card id}}, got "
+                        f"{type(face_down).__name__}")
+    piles = {}
+    for pile, card in face_down.items():
+        index = as_int(pile)
+        if index is None:
+            raise TypeError(f"face_down: piles must be ints (0..9), got {show(pile)}")
+        piles[index] = _card_id(card, f"face_down[{index}]")
+    discard = as_int(opponent_discard)
+    if discard is None:
+        raise TypeError(f"opponent_discard must be a card id or -1, got {show(opponent_discard)}")
+    if discard != -1:
+        _card_id(discard, "opponent_discard")
+    return hand, piles, discard
 
 
 def parse_deal(deal) -> tuple[tuple[list[int], list[int], list[int]], ...]:
@@ -159,8 +251,8 @@ def seeded_dealer(seed: int) -> int:
 DOCUMENT_SCHEMA = {
     "format": '"widderkopf-game"',
     "version": "1",
-    "seed": "int: later hands are dealt from it",
-    "num_hands": "int >= 1: hands in the match (more while tied, R20)",
+    "seed": "int of at most 4096 bits: later hands are dealt from it",
+    "num_hands": "int in 1..1000000: hands in the match (more while tied, R20)",
     "first_dealer": "0 or 1",
     "initial_scores": "[int >= 0, int >= 0]: match scores before the first hand",
     "deals": "list of deal specs (see parse_deal), one per hand, at least the first; hands "
@@ -196,9 +288,33 @@ def _count(data: dict, key: str, low: int, high: int | None = None) -> int:
 
 def _seed(data: dict) -> int:
     seed = _field(data, "seed")
-    if type(seed) is not int:
-        raise ValueError(f"game file: 'seed' must be an int, got {seed!r}")
+    if type(seed) is not int or seed.bit_length() > MAX_SEED_BITS:
+        raise ValueError(f"game file: 'seed' must be an int of at most {MAX_SEED_BITS} bits, "
+                         f"got {show(seed)}")
     return seed
+
+
+#: The longest game file :func:`decode_document` reads, in characters (bytes for bytes):
+#: about 60,000 hands with every deal and action.
+MAX_DOCUMENT_SIZE = 32 * 2**20
+#: Actions of a hand at the fewest: trump, two discards and 34 cards.
+_MIN_HAND_ACTIONS = 37
+
+
+def _check_size(text) -> None:
+    if len(text) > MAX_DOCUMENT_SIZE:
+        raise ValueError(f"game file is too long: {len(text):,} characters, at most "
+                         f"{MAX_DOCUMENT_SIZE:,} (MAX_DOCUMENT_SIZE)")
+
+
+def _check_deal_count(deals: list, num_hands: int, actions: list) -> None:
+    """A file lists at most one deal per hand: ``num_hands``, or as many hands as its
+    actions reach (tie-break hands, R20), whichever is more."""
+    most = max(num_hands, len(actions) // _MIN_HAND_ACTIONS + 1)
+    if len(deals) > most:
+        raise ValueError(f"game file: 'deals' lists {len(deals):,} deals, but the match has "
+                         f"at most {most:,} hands (num_hands {num_hands:,} and "
+                         f"{len(actions):,} actions)")
 
 
 def decode_document(text) -> dict:
@@ -207,13 +323,15 @@ def decode_document(text) -> dict:
     first field that is wrong; legality of the actions is checked when they are replayed."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise TypeError(f"game file must be a JSON string, got {type(text).__name__}")
+    _check_size(text)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as err:
         raise ValueError(f"game file is not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise ValueError(f"game file must be a JSON object, got {type(data).__name__}")
-    if data.get("format") != "widderkopf-game" or data.get("version") != 1:
+    version = data.get("version")
+    if data.get("format") != "widderkopf-game" or type(version) is not int or version != 1:
         raise ValueError("not a widderkopf-game version 1 JSON document (fields 'format' "
                          "and 'version')")
     scores = _field(data, "initial_scores")
@@ -223,10 +341,12 @@ def decode_document(text) -> dict:
                          f", got {scores!r}")
     deals = _field(data, "deals")
     if not isinstance(deals, list) or not deals:
-        raise ValueError(f"game file: 'deals' must be a non-empty list of deal specs, got {deals!r}")
+        raise ValueError(f"game file: 'deals' must be a non-empty list of deal specs, got {show(deals)}")
     actions = _field(data, "actions")
     if not isinstance(actions, list):
-        raise ValueError(f"game file: 'actions' must be a list of action names, got {actions!r}")
+        raise ValueError(f"game file: 'actions' must be a list of action names, got {show(actions)}")
+    num_hands = _count(data, "num_hands", 1, MAX_HANDS)
+    _check_deal_count(deals, num_hands, actions)
     ids = []
     for k, name in enumerate(actions):
         action = _ACTION_IDS.get(name) if isinstance(name, str) else None
@@ -236,7 +356,7 @@ def decode_document(text) -> dict:
         ids.append(action)
     return {
         "seed": _seed(data),
-        "num_hands": _count(data, "num_hands", 1),
+        "num_hands": num_hands,
         "first_dealer": _count(data, "first_dealer", 0, 1),
         "initial_scores": tuple(scores),
         "deals": [parse_deal(d) for d in deals],

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from .cards import NUM_ACTIONS, action_name, from_bits
+from .deals import show
 
 
 class Phase(IntEnum):
@@ -32,17 +33,17 @@ class IllegalActionError(ValueError):
     def not_an_id(cls, action, phase: Phase, mask: int) -> IllegalActionError:
         """The error for an action that is no integer action id."""
         return cls(f"action must be an integer action id, got {type(action).__name__} "
-                   f"{action!r}; legal now ({phase.name}): {describe_actions(mask)}",
+                   f"{show(action)}; legal now ({phase.name}): {describe_actions(mask)}",
                    action, phase, from_bits(mask))
 
     @classmethod
     def not_legal(cls, action: int, player, phase: Phase, mask: int) -> IllegalActionError:
         """The error for an action id that is not legal now (``mask``: the legal ones)."""
         if phase == Phase.OVER:
-            msg = f"action {action} rejected: the match is over (no legal actions)"
+            msg = f"action {show(action)} rejected: the match is over (no legal actions)"
         else:
             what = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..41"
-            msg = (f"illegal action {action} ({what}) for player {player} in phase "
+            msg = (f"illegal action {show(action)} ({what}) for player {player} in phase "
                    f"{phase.name}; legal: {describe_actions(mask)}")
         return cls(msg, action, phase, from_bits(mask))
 

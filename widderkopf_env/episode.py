@@ -34,6 +34,28 @@ _RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 ILLEGAL = "illegal"
 
 
+class OpponentError(RuntimeError):
+    """The opponent failed (raised, or chose an illegal action) inside ``reset()`` or
+    ``step()`` of an env that plays it. The env was put back as it was before that call."""
+
+
+def check_render_mode(render_mode, allowed, owner: str) -> None:
+    """``render_mode`` must be None or one of ``allowed``: else ``ValueError`` listing them
+    (raised when the env is made, not at its first ``render()``)."""
+    if render_mode is not None and (not isinstance(render_mode, str) or render_mode
+                                    not in allowed):
+        modes = ", ".join(map(repr, allowed)) if allowed else "none (it does not render)"
+        raise ValueError(f"render_mode must be None or one of the render modes of {owner}: "
+                         f"{modes}; got {render_mode!r}")
+
+
+def check_not_a_class(opponent) -> None:
+    """An agent class given where an agent object is wanted: ``TypeError`` saying so."""
+    if isinstance(opponent, type):
+        raise TypeError(f"opponent must be an agent object, not the class "
+                        f"{opponent.__name__}: pass an instance: {opponent.__name__}()")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The episode arguments of both environments, checked when made."""
@@ -95,7 +117,7 @@ def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed) 
     seed = _game_seed(rng, seed)
     dealer = options.get("dealer")
     if dealer is not None:
-        dealer = parse_player(dealer)
+        dealer = parse_player(dealer, "dealer")
     scores = check_scores(options.get("scores", (0, 0)))
     if options.get("deal") is not None:
         return Game.from_deal(options["deal"], dealer=0 if dealer is None else dealer,
@@ -198,5 +220,6 @@ class Episode:
         self._shaped = tp[0] - tp[1] if self._shaping else 0
 
 
-__all__ = ["ILLEGAL", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "SEATS", "Episode", "Settings",
-           "hand_info", "illegal_penalty", "new_game"]
+__all__ = ["ILLEGAL", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "SEATS", "Episode",
+           "OpponentError", "Settings", "check_not_a_class", "check_render_mode", "hand_info",
+           "illegal_penalty", "new_game"]

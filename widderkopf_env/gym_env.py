@@ -73,21 +73,27 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 ```
 
 * `opponent`: an agent object (`act(view) -> action`, optional `reset(seed)`) or a name
-  for :func:`widderkopf_env.load_agent` (`"random"`, `"heuristic"`, ...). At each
+  for :func:`widderkopf_env.load_agent` (`"random"`, `"heuristic"`, ...); an agent class
+  raises `TypeError` (pass an instance: `HeuristicAgent()`). At each
   `reset()` it is reseeded (`reset(seed)`) from the env's `np_random`, so all randomness
   flows from `reset(seed=...)`.
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
-  per episode).
+  per episode); anything else raises `ValueError` naming `seat` and these values (the
+  vector env takes the same).
 * `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above.
 * `render_mode`: `"ansi"` (`render()` returns the whole table as text), `"human"`
   (prints it after every step) or `"rgb_array"` (a picture of the table, `uint8
   (640, 960, 3)`; needs the `[render]` extra; works with
-  `gymnasium.wrappers.RecordVideo`). Other modes are accepted, and `render()` then only
-  warns.
+  `gymnasium.wrappers.RecordVideo`). Any other mode raises `ValueError` listing these
+  when the env is made.
 * `render_perspective`: None (the whole table) or `"player_0"`/`"player_1"`: render only
   what that player may see (R8).
 
 `reset(seed=None, options=None)` takes the AEC env's options (`deal`, `dealer`, `scores`).
+`seed` is None or a non-negative int (numpy integers too, as `Game.new` takes them); a
+negative or huge one raises `ValueError`, another type `TypeError`, and the env is left
+as it was. An opponent that raises or chooses an illegal action raises `OpponentError`
+and the env is put back as it was before the call.
 
 ## Version History
 
@@ -104,19 +110,23 @@ from gymnasium import spaces
 
 from .agent import reset_agent
 from .cards import NUM_ACTIONS
-from .deals import SEATS, parse_player
+from .deals import SEATS, check_reset_seed, parse_seat
 from .engine_types import IllegalActionError
-from .episode import ILLEGAL, Episode, Settings, hand_info, new_game
+from .episode import (
+    ILLEGAL,
+    Episode,
+    OpponentError,
+    Settings,
+    check_not_a_class,
+    check_render_mode,
+    hand_info,
+    new_game,
+)
 from .game_encoder import encode_game
 from .observation import OBS_SIZE
 from .registry import load_agent
 from .render import RENDER_MODES, check_perspective
 from .view import PlayerView
-
-
-class OpponentError(RuntimeError):
-    """The opponent agent failed (raised, or chose an illegal action) inside ``reset()`` or
-    ``step()``. The env was put back as it was before that call."""
 
 
 class WidderkopfEnv(gymnasium.Env):
@@ -130,13 +140,15 @@ class WidderkopfEnv(gymnasium.Env):
                  render_perspective=None):
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward)
+        check_render_mode(render_mode, RENDER_MODES, "WidderkopfEnv")
+        check_not_a_class(opponent)
         if isinstance(opponent, str):
             opponent = load_agent(opponent)
         if not callable(getattr(opponent, "act", None)):
             raise ValueError(f"opponent must be an agent with act(view) or an agent name, "
                              f"got {opponent!r}")
         self.opponent = opponent
-        self._seat_spec = seat if isinstance(seat, str) and seat == "random" else parse_player(seat)
+        self._seat_spec = parse_seat(seat)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
@@ -161,6 +173,7 @@ class WidderkopfEnv(gymnasium.Env):
     # --- gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_reset_seed(seed)  # before anything changes
         saved = self._np_random, self._np_random_seed
         state = None if saved[0] is None else saved[0].bit_generator.state
         try:

@@ -28,6 +28,7 @@ from .cards import (
 from .deals import (
     SEATS,
     as_int,
+    check_hidden_cards,
     check_num_hands,
     check_scores,
     check_seed,
@@ -59,10 +60,9 @@ _STATE_FIELDS = (
     "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal",
 )
 # Fields holding lists that clone() must copy (everything else is immutable).
-_LIST_FIELDS = frozenset({
-    "scores", "results", "deals", "history", "hand", "up", "down", "upbits", "covered",
-    "discard", "won", "trick_points", "played", "tricks",
-})
+_LIST_FIELDS = frozenset({"scores", "results", "deals", "history", "hand", "up", "down",
+                          "upbits", "covered", "discard", "won", "trick_points", "played",
+                          "tricks"})
 _SCALAR_FIELDS = tuple(f for f in _STATE_FIELDS if f not in _LIST_FIELDS)
 
 
@@ -96,7 +96,7 @@ class Game:
         from the seed (R6). ``num_hands`` hands are played, more while tied (R20).
         """
         seed = check_seed(seed)
-        dealer = seeded_dealer(seed) if dealer is None else parse_player(dealer)
+        dealer = seeded_dealer(seed) if dealer is None else parse_player(dealer, "dealer")
         return cls._create(seed, dealer, num_hands, scores, [])
 
     @classmethod
@@ -107,7 +107,7 @@ class Game:
         Later hands of a match are dealt from ``seed``. ``scores`` are the match scores
         before the hand (they decide who names trumps, R9).
         """
-        return cls._create(check_seed(seed), parse_player(dealer), num_hands, scores,
+        return cls._create(check_seed(seed), parse_player(dealer, "dealer"), num_hands, scores,
                            [parse_deal(deal)])
 
     @classmethod
@@ -130,11 +130,15 @@ class Game:
         discard once they have discarded, else -1. The hidden cards must be exactly the
         view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of
         the current hand exactly as the real game would with those cards. Its history and
-        deal are this hand's (rebuilt from the view's public record and the hidden
-        cards); the seed and earlier hands are not known to the view (seed 0, deals None).
+        deal are this hand's (from the view's public record and the hidden cards); the
+        seed and earlier hands are not known to the view (seed 0, deals None). Wrong types
+        raise ``TypeError`` naming the argument.
         """
+        if not isinstance(view, PlayerView):
+            raise TypeError(f"view must be a PlayerView, got {type(view).__name__}")
+        hand, face_down, opponent_discard = check_hidden_cards(opponent_hand, face_down,
+                                                               opponent_discard)
         me, opp = view.player, view.opponent
-        hand = opponent_hand if isinstance(opponent_hand, int) else to_bits(opponent_hand)
         slots = view.face_down_piles
         if tuple(sorted(face_down)) != slots:
             raise ValueError(f"face_down must give a card for piles {list(slots)}, "
@@ -342,7 +346,6 @@ class Game:
             self.phase, self.current = PLAY, 1 - self.dealer
         else:
             self.current = self.dealer
-
 
     def _apply_answer(self, action: int) -> None:
         if action == ESCALATE:

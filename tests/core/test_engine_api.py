@@ -12,7 +12,9 @@ GOOD = deal(
 )
 
 
-@pytest.mark.parametrize("bad", [3, "QC", 40, 41, -1, 42, 10**9])
+@pytest.mark.parametrize("bad", [3, "QC", 40, 41, -1, 42, 10**9, 10**4400, -(10**5000)],
+                         ids=["3", "QC", "40", "41", "-1", "42", "10**9", "10**4400",
+                              "-10**5000"])
 def test_illegal_action_names_action_phase_and_legal_set_and_changes_nothing(bad):
     g = Game.from_deal(GOOD, dealer=1)
     before = g.state_dict()
@@ -75,13 +77,15 @@ def test_malformed_deals_say_what_is_wrong(spec, message):
         Game.from_deal(spec)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"num_hands": 0}, "num_hands"), ({"num_hands": 2.5}, "num_hands"),
-    ({"dealer": 2}, "player must be"), ({"dealer": "player_2"}, "player must be"),
-    ({"seed": "x"}, "seed"), ({"scores": (1,)}, "scores"),
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"num_hands": 0}, ValueError, "num_hands"), ({"num_hands": 2.5}, ValueError, "num_hands"),
+    ({"dealer": 2}, ValueError, "dealer must be"),
+    ({"dealer": "player_2"}, ValueError, "dealer must be 0, 1, 'player_0' or 'player_1'"),
+    ({"seed": "x"}, TypeError, "seed must be an int"), ({"scores": (1,)}, ValueError, "scores"),
+    ({"seed": 10**5000}, ValueError, "seed must be an int of at most 4096 bits"),
 ])
-def test_bad_game_arguments(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_game_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
         Game.new(**kwargs)
 
 
@@ -98,3 +102,65 @@ def test_view_hides_opponent_hand_face_down_cards_and_discard():
     assert all(bits & hidden == 0 for bits in card_sets)
     assert all(c not in g.down and c != g.discard[1] for c, _ in v.my_piles + v.opp_piles)
     assert v.legal_actions() == g.legal_actions() and g.view(1).legal_actions() == []
+
+
+def test_a_huge_action_is_named_by_its_size():
+    g = Game.from_deal(GOOD, dealer=1)
+    with pytest.raises(IllegalActionError, match="an int of 14,617 bits"):
+        g.apply(10**4400)
+
+
+# --- Game.from_view with wrong types ------------------------------------------------------------
+
+def _world_args(g: Game):
+    view = g.view(0)
+    hand = [c for c in range(36) if (g.hand[1] >> c) & 1]
+    face_down = {i: c for i, c in enumerate(g.down) if c >= 0}
+    return view, hand, face_down
+
+
+def test_from_view_with_the_right_cards_is_the_game():
+    g = Game.from_deal(GOOD, dealer=1)
+    view, hand, face_down = _world_args(g)
+    world = Game.from_view(view, hand, face_down)
+    assert world.legal_actions() == g.legal_actions() and world.hand == g.hand
+    assert Game.from_view(view, set(hand), face_down).hand == g.hand
+    assert Game.from_view(view, g.hand[1], face_down).hand == g.hand
+
+
+@pytest.mark.parametrize("which, bad, message", [
+    ("view", "not a view", "view must be a PlayerView, got str"),
+    ("view", None, "view must be a PlayerView, got NoneType"),
+    ("opponent_hand", None, "opponent_hand must be card ids"),
+    ("opponent_hand", "QC JC", "opponent_hand must be card ids"),
+    ("opponent_hand", [1.5], "opponent_hand must be a card id"),
+    ("opponent_hand", ["QC"], "opponent_hand must be a card id"),
+    ("opponent_hand", True, "opponent_hand must be card ids"),
+    ("face_down", [1, 2], "face_down must be a dict"),
+    ("face_down", None, "face_down must be a dict"),
+    ("face_down", {"a": 3}, "face_down: piles must be ints"),
+    ("face_down", {0: "QC"}, r"face_down\[0\] must be a card id"),
+    ("opponent_discard", "QC", "opponent_discard must be a card id or -1"),
+    ("opponent_discard", None, "opponent_discard must be a card id or -1"),
+])
+def test_from_view_wrong_types_raise_type_error_naming_the_argument(which, bad, message):
+    view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
+    args = {"view": view, "opponent_hand": hand, "face_down": face_down,
+            "opponent_discard": -1, which: bad}
+    with pytest.raises(TypeError, match=message):
+        Game.from_view(**args)
+
+
+@pytest.mark.parametrize("which, bad, message", [
+    ("opponent_hand", [36], "opponent_hand must be a card id in 0..35"),
+    ("opponent_hand", [-1], "opponent_hand must be a card id in 0..35"),
+    ("opponent_hand", 1 << 40, "opponent_hand as a bit set"),
+    ("face_down", {0: 99}, r"face_down\[0\] must be a card id in 0..35"),
+    ("opponent_discard", 40, "opponent_discard must be a card id in 0..35"),
+])
+def test_from_view_ids_out_of_range_raise_value_error(which, bad, message):
+    view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
+    args = {"view": view, "opponent_hand": hand, "face_down": face_down,
+            "opponent_discard": -1, which: bad}
+    with pytest.raises(ValueError, match=message):
+        Game.from_view(**args)

@@ -121,7 +121,8 @@ def test_from_json_mutation_fuzz():
         else:
             outcomes["ok"] += 1
             assert Game.from_json(game.to_json()).state_dict() == game.state_dict()
-    assert outcomes["ok"] > 50 and outcomes["refused"] > 300
+    # (a deal list longer than the match's hands is refused: at most one deal per hand)
+    assert outcomes["ok"] > 20 and outcomes["refused"] > 300
     for bad in (b"\xff", "[", "{}", "null", 5, None):
         with pytest.raises(ALLOWED):
             Game.from_json(bad)
@@ -308,3 +309,62 @@ def test_copy_of_an_env_is_independent():
     twin = copy.copy(g)
     twin.step(int(np.flatnonzero(twin.action_masks())[0]))
     assert g.game.history != twin.game.history
+
+
+# --- game file bounds ---------------------------------------------------------------------------
+
+def test_a_huge_game_file_is_refused_before_it_is_parsed():
+    """200,000 deals for a one-hand game (61 MB): refused by its size, before json.loads
+    or any deal is built (the peak of new memory stays tiny)."""
+    import tracemalloc
+
+    from widderkopf_env.deals import MAX_DOCUMENT_SIZE
+
+    doc = json.loads(played(1, 0).to_json())
+    deal = json.dumps(doc["deals"][0])
+    head = json.dumps({**doc, "deals": []})[:-len('[], "actions": []}')]
+    text = head + "[" + ", ".join([deal] * 200_000) + '], "actions": []}'
+    assert len(text) > 60_000_000 > MAX_DOCUMENT_SIZE
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="game file is too long"):
+            Game.from_json(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000
+
+
+def test_a_game_file_lists_at_most_one_deal_per_hand():
+    doc = json.loads(played(0, 0).to_json())
+    assert doc["num_hands"] == 1
+    for count in (2, 1000):
+        with pytest.raises(ValueError, match=f"lists {count:,} deals, but the match has at "
+                                             "most 1 hands"):
+            Game.from_json(json.dumps({**doc, "deals": doc["deals"] * count}))
+    three = {**doc, "num_hands": 3, "deals": doc["deals"] * 3}
+    assert Game.from_json(json.dumps(three)).num_hands == 3  # deals of hands to come
+
+
+def test_files_of_matches_with_tie_break_hands_still_load():
+    """R20: a tied match plays on past num_hands; its file lists one deal per hand played,
+    more than num_hands, and loads."""
+    found = 0
+    for seed in range(200):
+        g = Game.new(seed=seed, num_hands=1, scores=(0, 1))
+        rng = random.Random(seed)
+        while not g.is_over:
+            g.apply(rng.choice(g.legal_actions()))
+        if len(g.deals) > 1:
+            found += 1
+            assert Game.from_json(g.to_json()).state_dict() == g.state_dict()
+    assert found
+
+
+@pytest.mark.parametrize("field, value", [("version", True), ("version", 1.0),
+                                          ("seed", 2**4097), ("num_hands", 1_000_001)],
+                         ids=["version true", "version 1.0", "seed 2**4097", "num_hands"])
+def test_game_file_fields_of_the_wrong_type_or_size_are_refused(field, value):
+    doc = json.loads(played(2, 5).to_json())
+    with pytest.raises(ValueError, match=field):
+        Game.from_json(json.dumps({**doc, field: value}))

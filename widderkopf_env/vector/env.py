@@ -42,10 +42,24 @@ Hand results: when a hand ends, the :class:`~widderkopf_env.rules.HandResult` fi
 ``_name`` masks (in ``info["final_info"]`` for the hand that ended an episode).
 
 Seeding: ``reset(seed=s)`` deals sub-env ``i`` the match of ``Game.new(seed=s + i,
-num_hands=num_hands)`` (every hand of it); later episodes are dealt from a generator
-seeded with ``s``, which also draws seats and drives the random opponent. Same seed and
-actions, same batch trajectory. ``seed`` may also be a list of N ints (sub-env ``i``
-gets ``Game.new(seed=seed[i])``).
+num_hands=num_hands)`` (every hand of it); every later episode (autoresets and unseeded
+``reset()`` calls) is dealt from a generator seeded with ``s``, which also draws seats
+and drives the random opponent. Same seed and actions, same batch trajectory; later
+episodes differ from the first. ``seed`` may also be a list of N ints (sub-env ``i`` gets
+``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy integers too) of at most
+4096 bits: a negative or huge one raises ``ValueError``, another type ``TypeError``, and
+the env is left as it was.
+
+Errors change nothing: a ``reset`` or ``step`` that raises ``ValueError``, ``TypeError``
+or ``OpponentError`` leaves every game, generator, seat and mask as it was before the
+call. An opponent (a policy function or an agent) that raises, returns something that is
+not one integer action per game, or chooses an illegal action raises
+:class:`~widderkopf_env.episode.OpponentError` (the single env's error); the whole batch
+is rolled back, the learner's moves included, and the env stays usable (an agent's own
+internal state is the agent's, as in the single env). ``copy.copy`` and
+``copy.deepcopy`` give an independent env (the opponent is copied too). The arguments
+are checked as the single env checks them: the same mistake (a bad ``seat`` or
+``render_mode``, an agent class as ``opponent``) gets the same error.
 
 Illegal actions: ``illegal_action="terminate"`` (default, as the single env) ends the
 offending sub-envs with ``illegal_reward`` (default: the largest loss still possible,
@@ -57,6 +71,7 @@ lie outside 0..41 always raise.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import fields
 
 import numpy as np
@@ -65,16 +80,24 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..cards import MAX_HAND_VALUE, NUM_ACTIONS, action_name
-from ..episode import Settings
+from ..deals import check_reset_seed, parse_seat, show
+from ..episode import OpponentError, Settings, check_render_mode
 from ..observation import OBS_SIZE
-from ..rules import HandResult, IllegalActionError, Phase, parse_player
+from ..rules import HandResult, IllegalActionError, Phase
 from .deals import DealSource
 from .encode import encode
 from .engine import OVER, VecGame
 from .ledger import VecRewardLedger
-from .opponents import make_opponent
+from .opponents import RandomOpponent, make_opponent
 
 _RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+_AS_IT_WAS = "the batch is as it was before this call"
+
+
+def as_single(seed) -> bool:
+    """Whether ``seed`` is one seed (an integer), not a list of N."""
+    return not isinstance(seed, (list, tuple, np.ndarray)) or (
+        isinstance(seed, np.ndarray) and seed.ndim == 0)
 
 
 class WidderkopfVectorEnv(VectorEnv):
@@ -90,9 +113,8 @@ class WidderkopfVectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if render_mode is not None:
-            raise ValueError("WidderkopfVectorEnv does not render; use render_mode=None "
-                             "(render single games with widderkopf_env.render)")
+        check_render_mode(render_mode, (), "WidderkopfVectorEnv (render single games "
+                          "with widderkopf_env.render)")
         n = self.num_envs = int(num_envs)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
@@ -105,10 +127,13 @@ class WidderkopfVectorEnv(VectorEnv):
         self.game = VecGame(n, self._deals)
         self._seed_rngs(None)
         self.self_play = isinstance(opponent, str) and opponent == "self"
+        self._seat_spec = parse_seat(seat)
+        if self.self_play and self._seat_spec != "random":
+            raise ValueError(f"seat has no meaning with opponent='self' (both seats play), "
+                             f"got seat={seat!r}")
         self.opponent = make_opponent(opponent, n, self._opp_rng)
-        if self.self_play and seat != "random":
-            raise ValueError("seat has no meaning with opponent='self' (both seats play)")
-        self._seat_spec = seat if seat == "random" else parse_player(seat)
+        # only these opponents can fail after the learner's moves: steps then keep a copy
+        self._fallible = not (self.self_play or isinstance(self.opponent, RandomOpponent))
         self.seat = np.zeros(n, np.int64)
         self._ledger = VecRewardLedger(n, reward_shaping)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
@@ -125,13 +150,20 @@ class WidderkopfVectorEnv(VectorEnv):
             raise ValueError("WidderkopfVectorEnv.reset takes no options (got "
                              f"{options!r}); deal chosen games with widderkopf_env.Game")
         everyone = self.game.all
-        if seed is not None:
-            seeds = self._seeds(seed)
-            self._seed_rngs(seeds[0] if isinstance(seed, (int, np.integer)) else seeds)
-            self._deals.seed(everyone, seeds)
-        self._start(everyone)
+        seeds = None if seed is None else self._seeds(seed)  # before anything changes
+        saved = self._snapshot()
+        try:
+            if seeds is None:
+                self._deals.unseed(everyone)  # new deals from the generator
+            else:
+                self._seed_rngs(seeds[0] if as_single(seed) else seeds)
+                self._deals.seed(everyone, seeds)
+            self._start(everyone)
+            obs, info = self._observe()
+        except BaseException:
+            self._restore(saved)
+            raise
         self._started = True
-        obs, info = self._observe()
         return obs, info
 
     def step(self, actions):
@@ -139,11 +171,20 @@ class WidderkopfVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("reset() must be called before step()")
         actions = self._check_actions(actions)
-        g, n = self.game, self.num_envs
-        everyone = g.all
-        bad = g.illegal(everyone, actions)
+        bad = self.game.illegal(self.game.all, actions)
         if bad.any() and self.illegal_action == "raise":
             self._raise_illegal(int(np.flatnonzero(bad)[0]), actions)
+        saved = self._snapshot() if self._fallible else None
+        try:
+            return self._step(actions, bad)
+        except BaseException:
+            if saved is not None:
+                self._restore(saved)
+            raise
+
+    def _step(self, actions, bad):
+        g, n = self.game, self.num_envs
+        everyone = g.all
         counted = g.res_count.copy()
         mover = g.current.copy()
         ok = everyone[~bad]
@@ -196,6 +237,11 @@ class WidderkopfVectorEnv(VectorEnv):
     def close_extras(self, **kwargs) -> None:
         self.game = None
 
+    def __copy__(self):
+        """An independent copy, as ``copy.deepcopy`` makes (a shallow copy would share the
+        games being played with the original)."""
+        return copy.deepcopy(self)
+
     # --- internals ---------------------------------------------------------------------------
 
     def _check_open(self) -> None:
@@ -211,15 +257,47 @@ class WidderkopfVectorEnv(VectorEnv):
         self._deals.rng = self._rng
 
     def _seeds(self, seed) -> list[int]:
+        """The match seed of every sub-env: ``s + i`` for an int ``s``, or the N ints of a
+        list; ``ValueError``/``TypeError`` as :func:`~widderkopf_env.deals.check_reset_seed`."""
         n = self.num_envs
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-            return [int(seed) + i for i in range(n)]
-        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n and all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seed):
-            if all(s >= 0 for s in seed):
-                return [int(s) for s in seed]
-        raise ValueError(f"seed must be None, a non-negative int or a list of {n} such ints, "
-                         f"got {seed!r}")
+        if as_single(seed):
+            first = check_reset_seed(seed)
+            return [check_reset_seed(first + i) for i in range(n)]
+        if not isinstance(seed, (list, tuple, np.ndarray)):
+            raise TypeError(f"seed must be None, a non-negative int or a list of {n} such "
+                            f"ints, got {type(seed).__name__} {show(seed)}")
+        if len(seed) != n:
+            raise ValueError(f"seed must be None, a non-negative int or a list of {n} such "
+                             f"ints, got a list of {len(seed)}")
+        if any(s is None for s in seed):
+            raise TypeError(f"seed must be None, a non-negative int or a list of {n} such "
+                            f"ints, got a list holding None")
+        return [check_reset_seed(s) for s in seed]
+
+    def _snapshot(self) -> tuple:
+        """Everything a step or reset may change (games, rewards, deals, seats, masks and
+        the generators with their states), for :meth:`_restore`."""
+        g, rngs = self.game, (self._rng, self._opp_rng)
+        return ({k: v.copy() for k, v in vars(g).items() if isinstance(v, np.ndarray)},
+                self._ledger.hands.copy(), self._ledger.shaped.copy(), self._deals.seeds[:],
+                self._deals.seeded.copy(), self.seat.copy(), self._mask, rngs,
+                [r.bit_generator.state for r in rngs], self._np_random_seed,
+                getattr(self.opponent, "rng", None))
+
+    def _restore(self, saved: tuple) -> None:
+        (arrays, hands, shaped, seeds, seeded, seat, mask, rngs, states, entropy,
+         opp_rng) = saved
+        for name, value in arrays.items():
+            setattr(self.game, name, value)
+        self._ledger.hands, self._ledger.shaped = hands, shaped
+        self._deals.seeds, self._deals.seeded = seeds, seeded
+        self.seat, self._mask = seat, mask
+        for rng, state in zip(rngs, states, strict=True):
+            rng.bit_generator.state = state
+        self._rng, self._opp_rng = rngs
+        self._np_random, self._np_random_seed, self._deals.rng = rngs[0], entropy, rngs[0]
+        if opp_rng is not None:
+            self.opponent.rng = opp_rng
 
     def _check_actions(self, actions) -> np.ndarray:
         a = np.asarray(actions)
@@ -276,16 +354,31 @@ class WidderkopfVectorEnv(VectorEnv):
             todo = idx[g.current[idx] == 1 - self.seat[idx]]
             if not len(todo):
                 return x
-            acts = self.opponent.actions(g, todo, 1 - self.seat[todo])
+            acts = self._opponent_actions(todo)
             wrong = g.illegal(todo, np.clip(acts, 0, NUM_ACTIONS - 1)) | (acts < 0) \
                 | (acts >= NUM_ACTIONS)
             if wrong.any():
                 r = int(np.flatnonzero(wrong)[0])
-                raise RuntimeError(f"the opponent chose the illegal action {int(acts[r])} in "
-                                   f"sub-env {int(todo[r])}; legal: "
-                                   f"{g.legal_actions(int(todo[r]))}")
+                raise OpponentError(f"the opponent chose the illegal action {int(acts[r])} in "
+                                    f"sub-env {int(todo[r])}; legal: "
+                                    f"{g.legal_actions(int(todo[r]))}; {_AS_IT_WAS}")
             g.apply(todo, acts)
             x[todo] += self._ledger.settle(g, todo)
+
+    def _opponent_actions(self, todo) -> np.ndarray:
+        """The opponent's action (int64) in each game of ``todo``; ``OpponentError`` if it
+        raises or does not return one integer action per game."""
+        try:
+            acts = self.opponent.actions(self.game, todo, 1 - self.seat[todo])
+        except Exception as err:
+            raise OpponentError(f"the opponent {self.opponent.describe()} raised "
+                                f"{type(err).__name__}: {err}; {_AS_IT_WAS}") from err
+        acts = np.asarray(acts)
+        if acts.shape != (len(todo),) or acts.dtype.kind not in "iu":
+            raise OpponentError(f"the opponent {self.opponent.describe()} must return "
+                                f"{len(todo)} integer actions, got an array of shape "
+                                f"{acts.shape} and dtype {acts.dtype}; {_AS_IT_WAS}")
+        return acts.astype(np.int64)
 
     def _observe(self):
         g = self.game

@@ -3,7 +3,8 @@
 * ``"random"``: uniform over the legal actions, all games at once (vectorised).
 * a policy function ``f(obs (k, 540) float32, mask (k, 42) int8) -> actions (k,)``:
   called once per round of opponent moves with every game where the opponent is to act
-  (batched; observations from the opponent's view).
+  (batched; observations from the opponent's view). It must return one integer action per
+  game; the env checks them.
 * an agent name for :func:`widderkopf_env.load_agent` (``"heuristic"``, ...): one
   agent per sub-env, each reseeded at each new episode; or an agent object (anything with
   ``act(view)``), shared by all sub-envs. Agents read a
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import NUM_ACTIONS
+from ..episode import check_not_a_class
 from .encode import encode
 from .rows import GameRow
 
@@ -28,6 +30,9 @@ class RandomOpponent:
 
     def reset(self, idx, rng: np.random.Generator) -> None:
         self.rng = rng
+
+    def describe(self) -> str:
+        return "'random'"
 
     def actions(self, game, idx, player) -> np.ndarray:
         keys = self.rng.random((len(idx), NUM_ACTIONS))
@@ -44,13 +49,12 @@ class PolicyOpponent:
     def reset(self, idx, rng) -> None:
         pass
 
-    def actions(self, game, idx, player) -> np.ndarray:
+    def describe(self) -> str:
+        return f"policy {self.policy!r}"
+
+    def actions(self, game, idx, player):
         obs, mask = encode(game, idx, player)
-        acts = np.asarray(self.policy(obs, mask))
-        if acts.shape != (len(idx),) or acts.dtype.kind not in "iu":
-            raise TypeError(f"the opponent policy must return {len(idx)} integer actions, "
-                            f"got an array of shape {acts.shape} and dtype {acts.dtype}")
-        return acts.astype(np.int64)
+        return self.policy(obs, mask)
 
 
 class AgentOpponent:
@@ -65,13 +69,18 @@ class AgentOpponent:
         for i in idx:
             reset_agent(self.agents[i], int(rng.integers(0, 2**63 - 1)))
 
+    def describe(self) -> str:
+        return repr(self.agents[0])
+
     def actions(self, game, idx, player) -> np.ndarray:
         return np.array([self.agents[i].act(GameRow(game, i).view(int(p)))
                          for i, p in zip(idx, player, strict=True)], np.int64)
 
 
 def make_opponent(spec, n: int, rng: np.random.Generator):
-    """The opponent for ``spec`` (see the module documentation); None for ``"self"``."""
+    """The opponent for ``spec`` (see the module documentation); None for ``"self"``.
+    An agent class (not an instance) raises ``TypeError``."""
+    check_not_a_class(spec)
     if isinstance(spec, str):
         if spec == "self":
             return None

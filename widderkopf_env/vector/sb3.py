@@ -13,8 +13,9 @@ one (42,) int8 mask per sub-env::
     env = WidderkopfSB3VecEnv(64, opponent="random")
     model = MaskablePPO("MlpPolicy", env).learn(100_000)
 
-``seed(s)`` (or SB3's ``set_random_seed``) then ``reset()`` deals sub-env ``i`` the match
-of ``Game.new(seed=s + i)``, as the vector env does. The env has no per-sub-env Python
+``seed(s)`` (or SB3's ``set_random_seed``) then ``reset()`` is the vector env's
+``reset(seed=s)``: sub-env ``i`` gets the match of ``Game.new(seed=s + i)``, and every
+later episode is dealt from a generator seeded with ``s``. The env has no per-sub-env Python
 objects: ``get_attr`` and ``env_method`` serve the vector env's attributes and methods
 (``action_masks`` per sub-env, anything else called once and returned for each index).
 """
@@ -42,6 +43,8 @@ class WidderkopfSB3VecEnv(VecEnv):
 
     def reset(self):
         seeds = None if any(s is None for s in self._seeds) else list(self._seeds)
+        if seeds is not None and seeds == [seeds[0] + i for i in range(self.num_envs)]:
+            seeds = seeds[0]  # what seed(s) sets: the vector env's reset(seed=s)
         obs, _ = self.venv.reset(seed=seeds)
         self._reset_seeds()
         self.reset_infos = [{} for _ in range(self.num_envs)]
