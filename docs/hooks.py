@@ -1,9 +1,11 @@
-"""MkDocs hook: lay the sources out as they install, for mkdocstrings.
+"""MkDocs hooks for the API reference.
 
-``agents/`` and ``train/`` install as ``widderkopf_env.agents`` and ``widderkopf_env.train``
-(``[tool.setuptools.package-dir]`` in pyproject.toml), a layout griffe cannot follow from
-the source tree. Before mkdocstrings starts, this copies the Python files into
-``build/docs_src/`` in the installed layout, the path mkdocs.yml gives mkdocstrings.
+* ``agents/`` and ``train/`` install as ``widderkopf_env.agents`` and ``widderkopf_env.train``
+  (``[tool.setuptools.package-dir]`` in pyproject.toml), a layout griffe cannot follow from
+  the source tree. Before mkdocstrings starts, :func:`lay_out` copies the Python files into
+  ``build/docs_src/`` in the installed layout, the path mkdocs.yml gives mkdocstrings.
+* The docstrings cross-reference in Sphinx's roles (``:class:`Game```); the rendered page
+  shows the name alone, as code (:func:`drop_roles`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,21 @@ def lay_out(out: Path = OUT) -> Path:
             (target / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / relative)
     return out
+
+
+ROLE = re.compile(r":(?:py:)?(?:class|meth|func|attr|mod|data|exc|obj|const):<code>(~?)([^<]*)</code>")
+
+
+def drop_roles(html: str) -> str:
+    """``:class:<code>Game</code>`` -> ``<code>Game</code>``; ``~a.b.C`` shows as ``C``."""
+    def name(match):
+        tilde, target = match.groups()
+        return f"<code>{target.rsplit('.', 1)[-1] if tilde else target}</code>"
+    return ROLE.sub(name, html)
+
+
+def on_page_content(html, page, config, files):
+    return drop_roles(html)
 
 
 @event_priority(100)  # before mkdocstrings loads any module

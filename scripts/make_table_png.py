@@ -1,4 +1,5 @@
-"""Draw the README's table picture: ``python scripts/make_table_png.py`` -> docs/table.png.
+"""Draw the table picture of README.md and docs/pictures.md:
+``python scripts/make_table_png.py`` -> docs/table.png.
 
 Two heuristic bots play the deal of seed 2026 (the game ``widderkopf-eval`` and the tests
 use); the picture is the spectator's table after 16 decisions, drawn by

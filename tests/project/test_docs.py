@@ -73,6 +73,12 @@ def test_the_changelog_page_includes_the_changelog(site):
     assert re.sub(r"\W", "", first_entry) in re.sub(r"\W", "", html)
 
 
+def test_api_pages_show_names_without_sphinx_roles(site):
+    html = (site / "api" / "core" / "index.html").read_text(encoding="utf-8")
+    assert "<code>new</code>" in html  # the docstring of Game says :meth:`new`
+    assert not re.search(r":(class|meth|func|attr|mod):<code>", html)
+
+
 def test_the_observation_table_is_rendered(site):
     html = (site / "environments" / "index.html").read_text(encoding="utf-8")
     assert "<code>legal_cards</code>" in html and "<code>hands_left</code>" in html
