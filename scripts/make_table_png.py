@@ -17,6 +17,6 @@ from widderkopf_env.picture import game_rgb
 game, bots = Game.new(seed=2026), (HeuristicAgent(), HeuristicAgent())
 for _ in range(16):
     game.apply(bots[game.current].act(game.view(game.current)))
-out = Path(__file__).with_name("table.png")
+out = Path(__file__).resolve().parents[1] / "docs" / "table.png"
 Image.fromarray(game_rgb(game)).save(out, optimize=True)
 print(f"wrote {out}")
