@@ -8,7 +8,7 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
 
-.PHONY: venv .venv test demo bench dist clean browser
+.PHONY: venv .venv test demo bench dist clean browser docs
 
 # `make .venv` (or `make venv`) creates the virtualenv and installs the project.
 venv .venv: $(STAMP)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
-	$(VENV)/bin/pip install -e ".[train,dev,clients,render]"
+	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs]"
 	touch $@
 
 $(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
@@ -44,10 +44,21 @@ browser:
 	    apt-get install -y --no-install-recommends chromium chromium-driver; \
 	fi
 
+# The suite (tests/project/test_docs.py builds the site in strict mode and opens it in
+# Chromium), then every Python code block of README.md and docs/ (pytest-markdown-docs;
+# docs/clients.md's blocks run in tests/clients/test_readme_clients.py, docs/incoming/ holds
+# notes not yet folded into the pages).
 test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --markdown-docs README.md docs \
+	    --ignore=docs/clients.md --ignore=docs/incoming
 	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py
+
+# The documentation site into site/: offline, strict (a broken link or anchor, a missing API
+# object or any warning fails). Open site/index.html, or serve it: python -m http.server -d site
+docs: $(STAMP)
+	$(VENV)/bin/python -m mkdocs build --strict
 
 demo: $(STAMP)
 	$(VENV)/bin/python -m widderkopf_env.train.demo
@@ -64,7 +75,7 @@ dist: $(STAMP)
 	$(VENV)/bin/python -m build --outdir dist
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f widderkopf_env/_speedups*.so widderkopf_env/_speedups*.pyd
 	rm -f agents/_solver*.so agents/_solver*.pyd

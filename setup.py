@@ -1,7 +1,7 @@
 """Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
 ``widderkopf_env._speedups`` encodes observations in C: without it an env step takes
-1.5-1.6x as long (README, "Benchmarks"; ``python bench/env.py``). It is optional:
+1.5-1.6x as long (docs/benchmarks.md; ``python bench/env.py``). It is optional:
 without a C compiler the build goes on and widderkopf_env uses its pure-Python encoder,
 which gives identical observations (``widderkopf_env.game_encoder.ACCELERATED`` says
 which one runs).

@@ -1,4 +1,5 @@
-"""Draw the README's table picture: ``python scripts/make_table_png.py`` -> docs/table.png.
+"""Draw the table picture of README.md and docs/pictures.md:
+``python scripts/make_table_png.py`` -> docs/table.png.
 
 Two heuristic bots play the deal of seed 2026 (the game ``widderkopf-eval`` and the tests
 use); the picture is the spectator's table after 16 decisions, drawn by
@@ -16,6 +17,6 @@ from widderkopf_env.picture import game_rgb
 game, bots = Game.new(seed=2026), (HeuristicAgent(), HeuristicAgent())
 for _ in range(16):
     game.apply(bots[game.current].act(game.view(game.current)))
-out = Path(__file__).with_name("table.png")
+out = Path(__file__).resolve().parents[1] / "docs" / "table.png"
 Image.fromarray(game_rgb(game)).save(out, optimize=True)
 print(f"wrote {out}")

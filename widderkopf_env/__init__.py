@@ -1,7 +1,8 @@
 """widderkopf-env: the Widderkopf card game as a rules engine and RL environments.
 
 The engine (:class:`Game`) is framework-free; PettingZoo and Gymnasium environments are
-built on it. See README.md for the rules as implemented and the id tables.
+built on it. The documentation (docs/, ``make docs``) has the rules as implemented and
+the id tables (docs/rules.md).
 """
 
 from .cards import (

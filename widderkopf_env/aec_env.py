@@ -8,7 +8,7 @@
 | Observation space  | `Dict(observation=Box(0, 1, (OBS_SIZE,), float32), action_mask=Box(0, 1, (42,), int8))` |
 | Parallel API       | No (turn based)                                        |
 
-Widderkopf is a two-player trick-taking card game (see README.md and RULES R1-R20):
+Widderkopf is a two-player trick-taking card game (see docs/rules.md, R1-R20):
 name trumps, discard one card, then 17 tricks of two cards, with an optional
 escalation of the stake ("cracking") before each player's first card.
 
@@ -35,7 +35,7 @@ level, phase, roles, points and match scores. Hidden cards (the opponent's hand 
 discard, every face-down card) are never encoded (R8): the encoder reads no more than the
 agent's :class:`~widderkopf_env.view.PlayerView` holds, and tests check that
 (:func:`~widderkopf_env.observation.encode_game`). The layout is the table in
-:mod:`widderkopf_env.observation` (and README.md, "Observation layout"). The mask is all
+:mod:`widderkopf_env.observation` (and docs/environments.md, "Observation layout"). The mask is all
 zeros for the agent not to act, and for an agent that is terminated or truncated (also
 when a wrapper such as `TerminateIllegalWrapper` sets those flags): never sample an action
 from it then (step `None` for a terminated agent).

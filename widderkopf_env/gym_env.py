@@ -22,7 +22,7 @@ numpy integer scalars are accepted.
 ## Observation Space
 
 The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`; the
-layout is in :mod:`widderkopf_env.observation` and README.md). It holds nothing the
+layout is in :mod:`widderkopf_env.observation` and docs/environments.md). It holds nothing the
 learner's :class:`~widderkopf_env.view.PlayerView` does not, so no hidden card (R8).
 
 The legal actions (int8, 42, 1 = legal) come with every observation as

@@ -1,8 +1,8 @@
 """The observation tensor: one table of named pieces -> one flat float32 vector.
 
 :data:`PIECES` is the whole layout. Each row is ``(name, size, description)``; the
-offsets follow from the sizes (:func:`offsets`), the README's index table is generated
-from it (:func:`observation_table_markdown`) and a test checks the README against it.
+offsets follow from the sizes (:func:`offsets`), the docs' index table (docs/environments.md)
+is generated from it (:func:`observation_table_markdown`) and a test checks the page against it.
 
 :func:`encode_view` is the reference encoder: it fills the named pieces from a
 :class:`~widderkopf_env.view.PlayerView`, so it cannot see more than the player may (RULES
@@ -92,7 +92,7 @@ def split(obs: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def observation_table_markdown() -> str:
-    """The layout as the Markdown index table shown in README.md."""
+    """The layout as the Markdown index table shown in docs/environments.md."""
     lines = [
         f"The observation is a float32 vector of {OBS_SIZE} entries, all in [0, 1], from "
         "the acting player's point of view (`my` = the observing player, `opp` = the "

@@ -1,4 +1,4 @@
-"""Settings for the client-library suite (see README.md, "Use with your RL library").
+"""Settings for the client-library suite (see docs/clients.md, "Use with your RL library").
 
 Tianshou's replay buffers and n-step returns are numba kernels compiled on first use:
 on this project's 2-core machine that compilation took 12 s of CPU, as long as the rest

@@ -1,6 +1,6 @@
-"""README.md's "Use with your RL library" section is checked against what is installed:
-each listed version is the installed one (and the one the ``[clients]`` extra pins), and
-each snippet runs as printed."""
+"""The docs page "Use with your RL library" (docs/clients.md) is checked against what is
+installed: each listed version is the installed one (and the one the ``[clients]`` extra
+pins), and each snippet runs as printed."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "clients.md"
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     return text[text.index("<!-- clients:start -->"):text.index("<!-- clients:end -->")]
 
 
@@ -49,7 +50,7 @@ def test_one_snippet_per_row():
 def test_version_is_the_installed_one_and_the_pinned_one(row):
     library, package, version, _ = row
     assert installed(package) == version, (
-        f"README lists {library} {version}, but {installed(package)} is installed: run "
+        f"docs/clients.md lists {library} {version}, but {installed(package)} is installed: run "
         f"tests/clients/ with it and update the table and the [clients] extra")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # no tomllib in 3.10
     extra = re.search(r"^clients = \[(.*?)^\]", pyproject, re.S | re.M).group(1)
@@ -61,4 +62,4 @@ def test_version_is_the_installed_one_and_the_pinned_one(row):
 def test_snippet_runs(index):
     installed(ROWS[index][1])
     code = SNIPPETS[index]
-    exec(compile(code, f"README.md ({ROWS[index][0]})", "exec"), {"__name__": "readme"})
+    exec(compile(code, f"docs/clients.md ({ROWS[index][0]})", "exec"), {"__name__": "docs"})

@@ -32,7 +32,7 @@ from widderkopf_env.observation import (
 )
 from widderkopf_env.view import PlayerView
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "environments.md"  # the "Observation layout" section
 ALL36 = (1 << 36) - 1
 
 
@@ -49,10 +49,10 @@ def test_table_offsets_are_contiguous_and_named_once():
     assert at == OBS_SIZE
 
 
-def test_readme_table_matches_the_code():
-    text = README.read_text(encoding="utf-8")
+def test_docs_table_matches_the_code():
+    text = PAGE.read_text(encoding="utf-8")
     match = re.search(r"<!-- obs-table:start -->\n(.*?)<!-- obs-table:end -->", text, re.S)
-    assert match, "README.md lacks the obs-table markers"
+    assert match, "docs/environments.md lacks the obs-table markers"
     assert match.group(1) == observation_table_markdown()
 
 

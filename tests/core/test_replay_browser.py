@@ -8,10 +8,9 @@ upload. Without the browser the test is skipped; ``make test`` run as root insta
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
+import browser as chromium_browser
 import pytest
 
 from widderkopf_env import Game, card_name
@@ -20,39 +19,18 @@ from widderkopf_env.agents.arena import play_game
 from widderkopf_env.replay import replay_html
 from widderkopf_env.rules import deal_to_spec
 
-HOW = ("the real-browser replay test needs Debian's chromium and chromium-driver "
-       "(sudo apt-get install chromium chromium-driver) and selenium "
-       "(pip install 'widderkopf-env[render]'); `make test` installs them where apt-get may run as root")
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-if CHROMIUM is None or CHROMEDRIVER is None:
-    pytest.skip(f"no chromium/chromedriver on PATH: {HOW}", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason=f"no selenium: {HOW}")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+chromium_browser.require()
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
-ARTIFACTS = Path(__file__).parent / "artifacts" / "replay_browser"
+ARTIFACTS = Path(__file__).parents[1] / "artifacts" / "replay_browser"  # tests/artifacts/
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="widderkopf-chromium-")
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--window-size=1024,1000",
-                f"--user-data-dir={profile}"):
-        options.add_argument(arg)
-    with pytest.MonkeyPatch.context() as patch:
-        # the driver and browser are given: Selenium Manager must not download anything
-        patch.setenv("SE_OFFLINE", "true")
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER),
-                                  options=options)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium_browser.chromium() as driver:
+        yield driver
 
 
 _SHOWN = """

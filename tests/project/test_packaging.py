@@ -34,6 +34,7 @@ _IGNORE = shutil.ignore_patterns(
     ".git",
     "build",
     "dist",
+    "site",
     "*.egg-info",
     "__pycache__",
     "*.pyc",

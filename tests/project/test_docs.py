@@ -1,0 +1,248 @@
+"""The documentation site (mkdocs.yml, docs/) and README.md.
+
+The site builds in strict mode (a broken link or anchor, a missing API object or any
+warning fails) without the network; the API reference has an entry for every public name
+of the packages; README.md stays short and its links resolve; and in a real browser
+(headless Chromium, tests/browser.py) the built site's home page and every top-level page
+load with their pictures and no console error, and the search box finds ``action_mask``.
+The code blocks of the pages run in ``make test`` (``pytest --markdown-docs``).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import browser as chromium_browser
+import pytest
+from helpers import ROOT
+
+DOCS = ROOT / "docs"
+PACKAGES = ["widderkopf_env", "widderkopf_env.vector", "widderkopf_env.agents",
+            "widderkopf_env.rllib"]
+README_MAX_LINES = 150
+
+
+def build(site_dir: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` into ``site_dir``, with every web proxy pointing nowhere so
+    that a build step that reaches for the network fails."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", HTTP_PROXY="http://127.0.0.1:9",
+               HTTPS_PROXY="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9",
+               https_proxy="http://127.0.0.1:9", NO_PROXY="", no_proxy="")
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                           str(site_dir)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    pytest.importorskip("mkdocs", reason="the docs build needs the [docs] extra")
+    site_dir = tmp_path_factory.mktemp("site")
+    done = build(site_dir)
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
+    assert "WARNING" not in done.stderr, done.stderr
+    return site_dir
+
+
+def test_site_builds_strict_and_offline(site):
+    pages = {p.relative_to(site).as_posix() for p in site.rglob("index.html")}
+    for page in ("index.html", "quickstart/index.html", "rules/index.html",
+                 "environments/index.html", "api/core/index.html", "changelog/index.html"):
+        assert page in pages
+    assert (site / "search" / "search_index.json").exists()
+    assert not (site / "incoming").exists() and not (site / "hooks.py").exists()
+    # nothing is loaded from elsewhere: no web fonts, no CDN scripts or stylesheets
+    remote = re.compile(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', re.I)
+    for page in site.rglob("*.html"):
+        assert not remote.search(page.read_text(encoding="utf-8")), page
+    for css in site.rglob("*.css"):
+        assert "fonts.googleapis" not in css.read_text(encoding="utf-8"), css
+
+
+def test_the_changelog_page_includes_the_changelog(site):
+    html = (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    first_entry = re.search(r"^## (.+)$", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"),
+                            re.M).group(1)
+    assert re.sub(r"\W", "", first_entry) in re.sub(r"\W", "", html)
+
+
+def test_api_pages_show_names_without_sphinx_roles(site):
+    html = (site / "api" / "core" / "index.html").read_text(encoding="utf-8")
+    assert "<code>new</code>" in html  # the docstring of Game says :meth:`new`
+    assert not re.search(r":(class|meth|func|attr|mod):<code>", html)
+
+
+def test_the_observation_table_is_rendered(site):
+    html = (site / "environments" / "index.html").read_text(encoding="utf-8")
+    assert "<code>legal_cards</code>" in html and "<code>hands_left</code>" in html
+
+
+# --- the API reference ------------------------------------------------------------------------
+
+def api_entries() -> list[str]:
+    """The ``::: identifier`` entries of docs/api/*.md."""
+    return [m for page in sorted((DOCS / "api").glob("*.md"))
+            for m in re.findall(r"^::: ([\w.]+)", page.read_text(encoding="utf-8"), re.M)]
+
+
+def resolve(identifier: str):
+    """The object an entry names (AttributeError if there is none), or None where its module
+    needs an extra that is not installed."""
+    parts = identifier.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        try:
+            obj = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name == name:
+                continue  # not a module: an attribute of the one above
+            return None
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise AssertionError(f"{identifier} names no module")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_api_reference_documents_every_public_name(package):
+    module = importlib.import_module(package)
+    entries = api_entries()
+    missing = []
+    for name in module.__all__:
+        candidates = [e for e in entries if e.rsplit(".", 1)[-1] == name]
+        try:
+            value = getattr(module, name)
+        except ImportError:  # needs an extra that is not installed: the name must match
+            if not candidates:
+                missing.append(name)
+            continue
+        if not any(resolve(e) is value for e in candidates):
+            missing.append(name)
+    assert not missing, f"docs/api/ has no entry for {package}: {missing}"
+
+
+def test_every_api_entry_names_an_object():
+    for entry in api_entries():
+        resolve(entry)  # raises for a name that does not exist
+
+
+# --- README.md ---------------------------------------------------------------------------------
+
+def test_readme_is_short_and_its_links_resolve():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_MAX_LINES
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    assert any(link.startswith("docs/") for link in links)
+    for link in links:
+        if "://" not in link:
+            assert (ROOT / link).exists(), f"README.md links to {link}, which does not exist"
+
+
+def test_every_docs_page_is_in_the_nav():
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def pages(nav):
+        for item in nav:
+            value = item if isinstance(item, str) else next(iter(item.values()))
+            yield from pages(value) if isinstance(value, list) else [value]
+
+    in_nav = set(pages(config["nav"]))
+    on_disk = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")
+               if "incoming" not in p.relative_to(DOCS).parts}
+    assert on_disk == in_nav
+
+
+# --- in a real browser ----------------------------------------------------------------------
+
+def site_path(page: str) -> str:
+    """The site path of a docs page (``use_directory_urls``): ``a/index.md`` -> ``a/``."""
+    path = page.removesuffix(".md")
+    if path == "index" or path.endswith("/index"):
+        return path.removesuffix("index")
+    return path + "/"
+
+
+def top_level_urls() -> list[str]:
+    """The site paths of the nav's top-level pages (of a section: its first page)."""
+    yaml = pytest.importorskip("yaml")
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    urls = []
+    for item in nav:
+        value = next(iter(item.values()))
+        page = value[0] if isinstance(value, list) else value
+        urls.append(site_path(page if isinstance(page, str) else next(iter(page.values()))))
+    return urls
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The built site over http on 127.0.0.1 (the search index is fetched, not read from a
+    file: URL); yields its base URL."""
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    chromium_browser.require()
+    with chromium_browser.chromium(window="1280,1000", offline=True) as driver:
+        yield driver
+
+
+def console_errors(driver) -> list:
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_every_top_level_page_loads_in_chromium(chromium, served):
+    from selenium.webdriver.common.by import By
+
+    urls = top_level_urls()
+    assert "" in urls and "quickstart/" in urls and "api/" in urls
+    for url in urls:
+        chromium.get(served + url)
+        heading = chromium.find_element(By.CSS_SELECTOR, "article h1").text
+        assert heading, url
+        assert "widderkopf-env" in chromium.title, (url, chromium.title)
+        broken = chromium.execute_script(
+            "return [...document.images].filter(i => !i.complete || i.naturalWidth === 0)"
+            ".map(i => i.src)")
+        assert broken == [], (url, broken)
+        assert console_errors(chromium) == [], url
+
+
+def test_the_search_box_finds_action_mask(chromium, served):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    chromium.get(served)
+    box = chromium.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    chromium.execute_script("arguments[0].focus()", box)
+    box.send_keys("action_mask")
+
+    def results(driver):
+        found = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item")
+        return found if found and "action_mask" in found[0].text else False
+
+    found = WebDriverWait(chromium, 30).until(results)
+    assert len(found) >= 2  # the quickstart, the environments, the clients page ...
+    meta = chromium.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text
+    assert re.search(r"\d+ matching document", meta), meta
+    assert console_errors(chromium) == []
