@@ -30,8 +30,6 @@ from .cards import (
 )
 from .engine_types import Phase
 
-OVER_PHASE = Phase.OVER
-
 #: Card sets, one 0/1 entry per card id: ``(name, size, description)``.
 CARD_PIECES: tuple[tuple[str, int, str], ...] = (
     ("hand", 36, "my hand cards"),
@@ -176,7 +174,7 @@ def encode_view(view) -> tuple[np.ndarray, np.ndarray]:
     x["roles"][:] = view.dealer == p, view.chooser == p, view.leader == p
     x["opp_discarded"][0] = view.opp_discarded
     hands_left = view.num_hands - view.hand_no  # 0 or less in a tie-break hand (R20)
-    over = view.phase == OVER_PHASE
+    over = view.phase == Phase.OVER
     x["tiebreak"][0] = hands_left <= 0 and not over
     # scaled numbers
     x["trick_points"][:] = (view.trick_points[p] / TOTAL_POINTS,
