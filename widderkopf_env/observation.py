@@ -1,8 +1,10 @@
 """The observation tensor: one table of named pieces -> one flat float32 vector.
 
-:data:`PIECES` is the whole layout. Each row is ``(name, size, description)``; the
-offsets follow from the sizes (:func:`offsets`), the README's index table is generated
-from it (:func:`observation_table_markdown`) and a test checks the README against it.
+:data:`PIECES` is the whole layout: the card sets (:data:`CARD_PIECES`), then the 0/1
+flags (:data:`FLAG_PIECES`), then the scaled numbers (:data:`SCALED_PIECES`). Each row
+is ``(name, size, description)``; the offsets follow from the sizes (:func:`offsets`),
+the README's index table is generated from it (:func:`observation_table_markdown`) and a
+test checks the README against it.
 
 :func:`encode_view` is the reference encoder: it fills the named pieces from a
 :class:`~widderkopf_env.view.PlayerView`, so it cannot see more than the player may (RULES
@@ -83,6 +85,7 @@ SCORE_SCALE = 8
 HANDS_LEFT_CAP = 8
 #: The entry of the ``trump_suit`` one-hot that says no trump suit is named yet.
 NO_TRUMP_ENTRY = len(SUITS)
+
 
 def offsets() -> dict[str, tuple[int, int]]:
     """``{name: (offset, size)}`` for every piece, in table order."""
