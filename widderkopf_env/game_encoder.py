@@ -11,7 +11,7 @@ the whole table when it is configured.
 
 Speed: the pure-Python encoder (``_encode_py``) makes every 0/1 entry, and the action
 mask after them, a bit of one Python int, turned into floats by one table look-up per
-byte (``np.take``); the 9 scaled entries are then written with one ``struct.pack_into``.
+byte (``np.take``); the scaled entries are then written with one ``struct.pack_into``.
 Where the package was installed with a C compiler, its compiled twin
 (``widderkopf_env/_speedups.c``, set up by ``setup.py``) does the same faster;
 :data:`ACCELERATED` says which one runs, ``WIDDERKOPF_PURE_PYTHON=1`` forces the
@@ -57,9 +57,9 @@ _OPP_DISC, _TIEBREAK = _o("opp_discarded") - _FLAGS, _o("tiebreak") - _FLAGS
 _SCALARS = _o(SCALED_PIECES[0][0])
 _N_SCALED = sum(size for _, size, _ in SCALED_PIECES)
 if (_SCALARS + _N_SCALED != OBS_SIZE or _FLAGS != _o(CARD_PIECES[-1][0]) + NUM_CARDS
-        or any(size != NUM_CARDS for _, size, _ in CARD_PIECES)):
-    raise AssertionError("the encoder expects: card pieces of NUM_CARDS entries, then "
-                         "flags, then the scaled entries")
+        or any(size != NUM_CARDS for _, size, _ in CARD_PIECES) or _o("hand") != 0):
+    raise AssertionError("the encoder expects: card pieces of NUM_CARDS entries, the hand "
+                         "first, then flags, then the scaled entries")
 _PACK_SCALARS = struct.Struct(f"<{_N_SCALED}f")
 _ALL_CARDS = (1 << NUM_CARDS) - 1
 _OVER = int(Phase.OVER)
@@ -93,7 +93,6 @@ _BY_TRICKS = tuple(n / TRICKS for n in range(TRICKS + 1))
 _BY_HAND = tuple(n / HAND_SIZE for n in range(HAND_SIZE + 1))
 _BY_PILES = tuple(n / PILES for n in range(PILES + 2))  # + 1 pending while it is played
 
-
 _take, _frombuffer, _pack = _BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
 _SCALAR_BYTES = _SCALARS * 4
 
@@ -121,7 +120,7 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
     legal = game.legal_mask if current == p and not over else 0
     # the same set as PlayerView.unseen (a test checks it), inlined for speed
     seen = my_hand | my_up | opp_up | my_played | opp_played
-    x = my_hand
+    x = my_hand  # the hand piece is at offset 0
     my_discard = discard[p]
     if my_discard >= 0:
         seen |= 1 << my_discard
