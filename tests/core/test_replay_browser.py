@@ -32,7 +32,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
-ARTIFACTS = Path(__file__).parent / "artifacts" / "replay_browser"
+ARTIFACTS = Path(__file__).parent.parent / "artifacts" / "replay_browser"  # tests/artifacts
 
 
 @pytest.fixture(scope="module")
