@@ -24,7 +24,8 @@ from .view import PlayerView
 __version__ = "0.1.0"
 
 # The environments and the observation API are imported on first use (PEP 562), so
-# engine-only users (bots, CLIs) do not pay for PettingZoo, Gymnasium or NumPy at import.
+# users of the engine, the bots and the CLIs do not pay for PettingZoo or Gymnasium at
+# import (and the engine alone not for NumPy either).
 _LAZY = {
     "env": "aec_env",
     "raw_env": "aec_env",

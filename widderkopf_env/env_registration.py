@@ -4,8 +4,8 @@
 the id at once; one imported later gets it right after its own import completes (a
 finder on :data:`sys.meta_path` wraps that one import, then leaves). So
 ``gymnasium.make("Widderkopf-v0")``, ``gymnasium.make("widderkopf_env:Widderkopf-v0")``
-and ``pettingzoo.make("aec", "Widderkopf-v0")`` work whichever is imported first, and
-engine users (bots, CLIs) load neither framework (nor NumPy, which both import).
+and ``pettingzoo.make("aec", "Widderkopf-v0")`` work whichever is imported first, while
+the engine, the bots and the CLIs load neither framework.
 """
 
 from __future__ import annotations

@@ -29,6 +29,15 @@ def test_importing_the_package_loads_no_framework():
     assert out == "[]"
 
 
+def test_the_bots_and_clis_load_no_framework():
+    out = run("""
+        import sys
+        from widderkopf_env.agents import HeuristicAgent, eval_cli, play_cli
+        print(sorted(m for m in ("gymnasium", "pettingzoo") if m in sys.modules))
+    """)
+    assert out == "[]"
+
+
 @pytest.mark.parametrize("first", ["widderkopf_env", "gymnasium", "pettingzoo"])
 def test_the_env_id_is_registered_whichever_is_imported_first(first):
     out = run(f"""
