@@ -17,7 +17,7 @@ from helpers import ROOT
 PHRASES = re.compile("|".join((
     r"\b(\d+|two|four|eight)[- ](cpu[- ])?cores?\b",  # "2 CPU cores", "a 2-core machine"
     r"\b(fastest|slowest|faster|slower) here\b",
-    r"\bloaded machines?\b",
+    r"\b(loaded|idle|busy) machines?\b",
     r"\b(our|my|this|a shared) (machines?|laptop|box|server)\b",
     r"\bby other jobs\b",
     r"\bwe (tried|measured|found)\b",
@@ -34,6 +34,7 @@ SUFFIXES = {".py", ".c", ".json", ".toml", ".txt", ".cfg", ".sh", ".in"}
 #: (file or "<script> --help", the phrase found). Remove an entry with the note.
 PENDING = {
     ("train/ppo.py", "2 CPU cores"),
+    ("train/ppo.py", "idle machine"),
     ("train/config.py", "fastest here"),
     ("widderkopf-train --help", "fastest here"),
 }
