@@ -13,8 +13,8 @@ PYTEST_ARGS ?=
 # `make .venv` (or `make venv`) creates the virtualenv and installs the project.
 venv .venv: $(STAMP)
 
-# torch==2.13.0 is installed first: on our machines that exact version comes from a
-# local CPU wheel, whereas an unpinned torch would pull gigabytes of CUDA packages.
+# torch==2.13.0 is installed first, pinned, so that a local CPU wheel of it can serve,
+# whereas an unpinned torch may pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
 # also compiles the optional C accelerators (setup.py) when a C compiler is present.
 $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c

@@ -1,15 +1,15 @@
 """Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
 ``widderkopf_env._speedups`` encodes observations in C: without it an env step takes
-1.5-1.6x as long (docs/benchmarks.md; ``python bench/env.py``). It is optional:
+longer (``python bench/env.py`` measures both). It is optional:
 without a C compiler the build goes on and widderkopf_env uses its pure-Python encoder,
 which gives identical observations (``widderkopf_env.game_encoder.ACCELERATED`` says
 which one runs).
 
 ``widderkopf_env.agents._solver`` is the endgame solver's search in C (PIMC's inner
 loop), optional in the same way: without it ``widderkopf_env.agents.solver`` searches in
-Python, with identical results, 35-45x slower (``solver.ACCELERATED``;
-``python bench/solver.py``).
+Python, with identical results, more slowly (``solver.ACCELERATED``;
+``python bench/solver.py`` measures both).
 """
 
 from setuptools import Extension, setup

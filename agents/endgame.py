@@ -1,12 +1,11 @@
 """EndgameAgent: a policy that hands its last card decisions to the exact solver.
 
-A policy network plays its endgames badly: measured against the exact value of every
-card in the true deal (:func:`.solver.solve_actions`), the card choices of the policy
-network alone (the ``net`` of earlier versions) in the last six tricks lose 0.68 card
-points per decision, PIMC's 0.07 (``docs/EXPERIMENTS.md``, "Where the network loses to
-PIMC"). Late in a hand almost everything is known (the face-up cards, the cards played,
-the opponent's voids), so a few sampled worlds solved exactly play it nearly perfectly,
-and cheaply: with 5 tricks left one world takes well under a millisecond.
+A policy network plays its endgames worse than search: against the exact value of every
+card in the true deal (:func:`.solver.solve_actions`) its card choices in the last tricks
+lose more card points per decision than PIMC's (``docs/EXPERIMENTS.md``, "Where the
+network loses to PIMC"). Late in a hand almost everything is known (the face-up cards,
+the cards played, the opponent's voids), so a few sampled worlds solved exactly play it
+nearly perfectly, and cheaply (few tricks are left to search).
 
 :class:`EndgameAgent` wraps any agent (the ``policy``): while more than ``tricks``
 tricks are left (the open one counted) and for the trump choice, the discard and every

@@ -34,9 +34,9 @@ Speed and reproducibility
     is reproducible. ``time_budget`` (seconds) optionally stops drawing worlds once spent
     (at least ``MIN_WORLDS`` are always scored); that makes decisions depend on the
     machine's speed, so it is off by default. A single legal action is played at once.
-    About 0.06 s per decision on average (``bench/pimc.py``), 0.35 s at most.
+    ``python bench/pimc.py`` measures the time per decision by kind of decision.
 
-Variants that were measured and did not help are listed in ``docs/EXPERIMENTS.md``.
+``docs/EXPERIMENTS.md`` compares this agent with its variants.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ import sys
 from widderkopf_env.agent import reset_agent
 from widderkopf_env.cards import (
     ESCALATE,
-    ESCALATION_NAMES,
     NUM_CARDS,
     PASS,
     POINTS,
@@ -38,6 +37,7 @@ from widderkopf_env.cards import (
     parse_card,
     trick_winner_offset,
 )
+from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game, Phase
 
 from .cli_args import add_version, agent_help, agent_spec, integer, run_cli
@@ -103,19 +103,6 @@ def parse_move(text: str, view) -> int:
                      "if you can (queens and jacks are trumps)")
 
 
-def describe(action: int, player_name: str, view) -> str:
-    """What ``action`` did, as the other player sees it (a discard stays hidden)."""
-    if view.phase == Phase.TRUMP:
-        return f"{player_name} named trump {SUIT_GLYPHS[action - TRUMP_ACTION]}."
-    if view.phase == Phase.DISCARD:
-        return f"{player_name} discarded a card (face down)."
-    if action == ESCALATE:
-        return f"{player_name} said {ESCALATION_NAMES[view.level]}!"
-    if action == PASS:
-        return f"{player_name} passed."
-    return f"{player_name} played {card_glyph(action)}."
-
-
 class Session:
     """One terminal match: ``human`` plays seat ``seat`` against ``bot``."""
 
@@ -162,7 +149,8 @@ class Session:
                 action = self.ask(view)
             else:
                 action = self.bot.act(view)
-                self.say(describe(action, "Opponent", view))
+                self.say(describe_action(action, view.phase, view.level, "Opponent",
+                                         hide_discard=True) + ".")
             # A card on a led card completes a trick: report it (the engine may already have
             # dealt the next hand, and cleared its tricks, once apply() returns).
             trick = None

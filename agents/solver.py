@@ -27,7 +27,7 @@ tried; the last two tricks are scored directly.
 
 The search has a C twin, ``agents/_solver.c`` (an optional extension,
 built when a C compiler is present): same moves in the same order, same table, same
-values, 35-45x faster with 6 to 10 tricks left (``python bench/solver.py``). It runs
+values, faster (``python bench/solver.py`` measures both). It runs
 when it was built and ``WIDDERKOPF_PURE_PYTHON`` is unset or ``0``; :data:`ACCELERATED`
 says whether it does. Only the search is in C: the root (:func:`solve_actions`,
 :func:`solve_value`) is here.

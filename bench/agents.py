@@ -19,14 +19,14 @@ import argparse
 import time
 from collections import defaultdict
 
-from widderkopf_env import Game
+from widderkopf_env import Game, Phase
 from widderkopf_env.agents import HeuristicAgent, RandomAgent, load_agent
 
 KINDS = {0: "trump", 1: "discard", 3: "answer"}
 
 
 def kind(view) -> str:
-    if view.phase == 2:
+    if view.phase == Phase.PLAY:
         return "follow" if view.lead >= 0 else "lead"
     return KINDS.get(view.phase, "other")
 

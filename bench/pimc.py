@@ -17,7 +17,7 @@ import statistics
 import time
 from collections import defaultdict
 
-from widderkopf_env import Game
+from widderkopf_env import Game, Phase
 from widderkopf_env.agents import HeuristicAgent, PIMCAgent
 
 
@@ -25,11 +25,11 @@ def kind(view) -> str:
     legal = view.legal
     if legal & (legal - 1) == 0:
         return "forced"
-    if view.phase == 0:
+    if view.phase == Phase.TRUMP:
         return "trump"
-    if view.phase == 1:
+    if view.phase == Phase.DISCARD:
         return "discard"
-    if view.phase == 3:
+    if view.phase == Phase.ANSWER:
         return "answer"
     if not view.tricks:
         return "trick 1"

@@ -23,7 +23,7 @@ from widderkopf_env.replay import replay_html
 
 def best(fn, items, repeat: int) -> tuple[float, float]:
     """Best mean seconds per item over ``repeat`` runs: wall-clock time and this process's
-    CPU time (the latter moves much less when other work shares the machine)."""
+    CPU time (the latter is disturbed less by other processes)."""
     wall, cpu = [], []
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()

@@ -19,7 +19,7 @@ one torch thread) learning for STEPS steps against the random opponent, on the n
 SB3 VecEnv and on ``DummyVecEnv`` over the single env, with the same number of envs.
 
 Each figure is the best of ``--repeats`` runs (the least disturbed by other processes);
-``cpu us`` is the process CPU time per decision, which a loaded machine inflates less.
+``cpu us`` is the process CPU time per decision, which other processes disturb less.
 """
 
 from __future__ import annotations

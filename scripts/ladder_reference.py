@@ -77,7 +77,6 @@ def main(argv=None) -> dict:
         "matchups": [m.to_dict() for m in matchups],
         "seed": args.seed,
         "seconds": round(time.perf_counter() - t0, 1),
-        "machine": "a shared 2-core machine, loaded by other jobs (times are only indicative)",
     }
     args.out.write_text(json.dumps(ref, indent=1) + "\n")
     print(markdown(ref))

@@ -86,3 +86,21 @@ def scripted() -> Game:
     for action in (39, parse_card("KS"), parse_card("9C"), parse_card("JS"), 40):
         game.apply(action)
     return game
+
+
+def random_positions(n_games: int, seed: int):
+    """``(game, over)`` at every position of random matches of 1-3 hands (tie-break hands
+    included), finished or not; ``over`` (5%) asks an encoder for an episode that ended
+    early. The game is live: copy what you keep."""
+    import random
+
+    rng = random.Random(seed)
+    for i in range(n_games):
+        game = Game.new(seed=seed * 1000 + i, num_hands=rng.choice([1, 2, 3]),
+                        scores=rng.choice([(0, 0), (0, 0), (3, 1), (200, 7)]))
+        while True:
+            yield game, rng.random() < 0.05
+            if game.is_over:
+                break
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])

@@ -8,10 +8,9 @@ once. It plays one fixed opponent (``--opponent``; ``"random"`` is vectorised, o
 run one game at a time), so it does not take ``--self-play`` or ``--warmup-random``
 (their opponent pools draw a different opponent per episode and sub-env).
 
-Measured with ``python bench/vector.py --ppo`` (MaskablePPO, random opponent): at the
-default 16 envs PPO ran slower on it than on ``DummyVecEnv`` (1,137 vs 1,610 steps/s; a
-vector step has about 0.5 ms of fixed numpy cost), at 128 envs 2.6x faster (2,551 vs
-969), so ``dummy`` stays the default; see README.md.
+A vector step has a fixed numpy cost, so it pays off with many envs, not at the default
+16, where ``dummy`` (the default) is quicker; ``python bench/vector.py --ppo`` compares
+the two (MaskablePPO, random opponent).
 """
 
 from __future__ import annotations

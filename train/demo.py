@@ -3,7 +3,7 @@
     python -m widderkopf_env.train.demo [--steps N] [--pairs P] [--out DIR]
 
 Trains MaskablePPO against the heuristic bot for a few minutes (the default 800,000
-steps take about 3-4 minutes on 2 cores), then plays duplicate deals against the random
+steps), then plays duplicate deals against the random
 and the heuristic bot and prints the mean game points per hand with 95% confidence
 intervals, next to those of the shipped policy (``load_agent("ppo")``) if the package has
 one. The heuristic scores 0 against itself, so a positive score against it beats it.

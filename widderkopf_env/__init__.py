@@ -18,13 +18,15 @@ from .cards import (
     parse_card,
     to_bits,
 )
+from .env_registration import register_envs
 from .rules import Game, HandResult, IllegalActionError, Phase, parse_deal
 from .view import PlayerView
 
 __version__ = "0.1.0"
 
 # The environments and the observation API are imported on first use (PEP 562), so
-# engine-only users (bots, CLIs) do not pay for PettingZoo at import time.
+# users of the engine, the bots and the CLIs do not pay for PettingZoo or Gymnasium at
+# import (and the engine alone not for NumPy either).
 _LAZY = {
     "env": "aec_env",
     "raw_env": "aec_env",
@@ -55,21 +57,8 @@ def __getattr__(name):
     return value
 
 
-def _register() -> None:
-    """Register ``Widderkopf-v0`` with Gymnasium once (also for ``widderkopf_env:Widderkopf-v0``),
-    and the AEC env with PettingZoo where it has a registry (``pettingzoo.make("aec", ...)``)."""
-    import gymnasium
-    import pettingzoo
-
-    if "Widderkopf-v0" not in gymnasium.registry:
-        gymnasium.register(id="Widderkopf-v0", entry_point="widderkopf_env.gym_env:WidderkopfEnv",
-                           vector_entry_point="widderkopf_env.vector.env:WidderkopfVectorEnv")
-    aec = getattr(pettingzoo, "aec_registry", None)  # PettingZoo >= 1.27
-    if aec is not None and "Widderkopf-v0" not in aec:
-        pettingzoo.register("aec", "Widderkopf-v0", entry_point="widderkopf_env.aec_env:env")
-
-
-_register()
+# Widderkopf-v0 for gymnasium.make and pettingzoo.make, without importing either here.
+register_envs()
 
 __all__ = [
     "ESCALATE",

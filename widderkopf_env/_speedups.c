@@ -1,14 +1,15 @@
-/* The observation encoder in C: an optional accelerator for observation.encode_game.
+/* The observation encoder in C: an optional accelerator for game_encoder.encode_game.
  *
  * encode(game, player, over) -> (obs, mask): obs a bytearray of OBS_SIZE float32 (native
- * byte order), mask a bytearray of NUM_ACTIONS int8; observation.py wraps them as numpy
- * arrays. It computes exactly what observation._encode_py computes, from the same game
- * fields (or the same fields of a view stand-in, observation._ViewSource): the player's
- * own hand and discard, the opponent's hand size and whether they discarded, public
- * fields. tests/test_observation.py compares the two at every position of many games.
+ * byte order), mask a bytearray of NUM_ACTIONS int8; game_encoder.py wraps them as numpy
+ * arrays. It computes exactly what game_encoder._encode_py computes, from the same game
+ * fields: the player's own hand and discard, the opponent's hand size and whether they
+ * discarded, public fields. tests/core/test_encoders_agree.py compares it with the
+ * reference encoder (observation.encode_view) at every position of many games, and
+ * tests/core/test_observation_hash.py pins its output.
  *
  * The layout is not written here: this file names the pieces it writes (PIECE_LIST) and
- * observation.py passes its OFFSETS table ({name: (offset, size)}, from PIECES) to
+ * game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
  * configure() at import, which checks that the table has exactly these pieces with these
  * sizes and refuses (leaving the module unusable) otherwise.
  */
@@ -205,7 +206,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     out[layout[OPP_DISCARDED]] = (float)(disc[o] >= 0);
     long left = num_hands - hand_no;
     out[layout[TIEBREAK]] = (float)(left <= 0 && phase != 4);
-    /* the scaled entries: the same float32 values as observation._encode_py writes */
+    /* the scaled entries: the same float32 values as game_encoder._encode_py writes */
     out[layout[TRICK_POINTS]] = (float)(tp[p] / 121.0);
     out[layout[TRICK_POINTS] + 1] = (float)(tp[o] / 121.0);
     out[layout[TRICKS_DONE]] = (float)(n_tricks / 17.0);
@@ -283,7 +284,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "_speedups",
-    .m_doc = "Optional C accelerator for widderkopf_env.observation (see observation.py).",
+    .m_doc = "Optional C accelerator for widderkopf_env.game_encoder (see game_encoder.py).",
     .m_size = -1,
     .m_methods = methods,
 };

@@ -2,14 +2,16 @@
 
 Both compute, from a live :class:`~widderkopf_env.rules.Game`, exactly the arrays that
 the reference encoder :func:`widderkopf_env.observation.encode_view` computes from that
-player's :class:`~widderkopf_env.view.PlayerView` (tests compare all three at every
-position of many games). The environments use them to save building a view at every
-decision. Every offset comes from :data:`widderkopf_env.observation.OFFSETS`; the C
-encoder checks the whole table when it is configured.
+player's :class:`~widderkopf_env.view.PlayerView` (``tests/core/test_encoders_agree.py``
+compares them with it at every position of many games; ``test_observation_hash.py`` pins
+the output). The environments use them to save building a view at every decision. Every
+offset comes from :data:`widderkopf_env.observation.OFFSETS` and every scale from
+:mod:`~widderkopf_env.cards` and :mod:`~widderkopf_env.observation`; the C encoder checks
+the whole table when it is configured.
 
 Speed: the pure-Python encoder (``_encode_py``) makes every 0/1 entry, and the action
 mask after them, a bit of one Python int, turned into floats by one table look-up per
-byte (``np.take``); the 9 scaled entries are then written with one ``struct.pack_into``.
+byte (``np.take``); the scaled entries are then written with one ``struct.pack_into``.
 Where the package was installed with a C compiler, its compiled twin
 (``widderkopf_env/_speedups.c``, set up by ``setup.py``) does the same faster;
 :data:`ACCELERATED` says which one runs, ``WIDDERKOPF_PURE_PYTHON=1`` forces the
@@ -23,8 +25,18 @@ import struct
 import numpy as np
 
 from .accelerators import load_accelerator
-from .cards import NUM_ACTIONS, TRUMP_MASK
-from .observation import OBS_SIZE, OFFSETS, PIECES
+from .cards import HAND_SIZE, NUM_ACTIONS, NUM_CARDS, PILES, TOTAL_POINTS, TRICKS, TRUMP_MASK
+from .engine_types import Phase
+from .observation import (
+    CARD_PIECES,
+    FLAG_PIECES,
+    HANDS_LEFT_CAP,
+    NO_TRUMP_ENTRY,
+    OBS_SIZE,
+    OFFSETS,
+    SCALED_PIECES,
+    SCORE_SCALE,
+)
 
 # --- the bit-packed encoder -------------------------------------------------------------------------
 
@@ -37,22 +49,21 @@ _MY_UP, _MY_COV, _OPP_UP, _OPP_COV = _o("my_up"), _o("my_covered"), _o("opp_up")
 _DISCARD, _LEAD, _MY_PLAYED, _OPP_PLAYED = _o("my_discard"), _o("lead"), _o("my_played"), _o("opp_played")
 _MY_WON, _OPP_WON, _UNSEEN, _LEGAL = _o("my_won"), _o("opp_won"), _o("unseen"), _o("legal_cards")
 # Flag pieces: built as one small int, relative to _FLAGS, then shifted into place once.
-_FLAGS = _o("pending")
+_FLAGS = _o(FLAG_PIECES[0][0])
 _PHASE, _MY_TURN, _LEVEL = _o("phase") - _FLAGS, _o("my_turn") - _FLAGS, _o("crack_level") - _FLAGS
 _MAY, _CRACKER, _ROLES = _o("may_escalate") - _FLAGS, _o("cracker") - _FLAGS, _o("roles") - _FLAGS
 _OPP_DISC, _TIEBREAK = _o("opp_discarded") - _FLAGS, _o("tiebreak") - _FLAGS
-# The scaled entries (trick_points .. hands_left) are contiguous and written at once.
-_SCALARS = _o("trick_points")
-_SCALED = ("trick_points", "tricks_done", "opp_hand_size", "face_down", "match_scores",
-           "hands_left")
-_N_SCALED = sum(OFFSETS[name][1] for name in _SCALED)
-if ([n for n, _, _ in PIECES[-len(_SCALED):]] != list(_SCALED)
-        or _SCALARS + _N_SCALED != OBS_SIZE or _FLAGS < _LEGAL + 36
-        or _o("tiebreak") >= _SCALARS):
-    raise AssertionError("the encoder expects: card pieces, then flags, then the scaled "
-                         "entries trick_points .. hands_left")
+# The scaled entries are contiguous, after the 0/1 ones, and written at once.
+_SCALARS = _o(SCALED_PIECES[0][0])
+_N_SCALED = sum(size for _, size, _ in SCALED_PIECES)
+if (_SCALARS + _N_SCALED != OBS_SIZE or _FLAGS != _o(CARD_PIECES[-1][0]) + NUM_CARDS
+        or any(size != NUM_CARDS for _, size, _ in CARD_PIECES) or _o("hand") != 0):
+    raise AssertionError("the encoder expects: card pieces of NUM_CARDS entries, the hand "
+                         "first, then flags, then the scaled entries")
 _PACK_SCALARS = struct.Struct(f"<{_N_SCALED}f")
-_ALL36 = (1 << 36) - 1
+_ALL_CARDS = (1 << NUM_CARDS) - 1
+_OVER = int(Phase.OVER)
+_SCORE_SCALE = float(SCORE_SCALE)
 _U8, _I8 = np.dtype(np.uint8), np.dtype(np.int8)
 #: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
@@ -62,23 +73,25 @@ _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
 _BOTH_BYTES = (OBS_SIZE + NUM_ACTIONS + 7) // 8  # encode_with_mask: the mask follows
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 #: Trump one-hot (a flag, relative to _FLAGS) by ``trump + 1`` (-1 = none named yet).
-_TRUMP_FLAG = tuple(1 << (_o("trump_suit") - _FLAGS + (t if t >= 0 else 4)) for t in range(-1, 4))
+_TRUMP_FLAG = tuple(1 << (_o("trump_suit") - _FLAGS + (t if t >= 0 else NO_TRUMP_ENTRY))
+                    for t in range(-1, len(TRUMP_MASK)))
 #: Phase and crack level one-hots (flags) by value.
-_PHASE_FLAG = tuple(1 << (_PHASE + ph) for ph in range(5))
-_LEVEL_FLAG = tuple(1 << (_LEVEL + lv) for lv in range(5))
+_PHASE_FLAG = tuple(1 << (_PHASE + ph) for ph in range(OFFSETS["phase"][1]))
+_LEVEL_FLAG = tuple(1 << (_LEVEL + lv) for lv in range(OFFSETS["crack_level"][1]))
 #: The trumps card piece by ``trump + 1``.
-_TRUMP_CARDS = (0,) + tuple(TRUMP_MASK[t] << _o("trumps") for t in range(4))
-#: hands_left entry by ``num_hands - hand_no`` (>= 1 while playing; clipped to 1..8).
-_HANDS_LEFT = tuple(min(max(n, 1), 8) / 8.0 for n in range(9))
+_TRUMP_CARDS = (0,) + tuple(mask << _o("trumps") for mask in TRUMP_MASK)
+#: hands_left entry by ``num_hands - hand_no`` (>= 1 while playing; clipped to 1..cap).
+_HANDS_LEFT = tuple(min(max(n, 1), HANDS_LEFT_CAP) / HANDS_LEFT_CAP
+                    for n in range(HANDS_LEFT_CAP + 1))
+_FEW_HANDS_LEFT = _HANDS_LEFT[1]  # a tie-break hand (none left by the count) shows 1
 #: The cracker flags by ``[player][cracker]`` (cracker -1, none, is the last entry).
 _CRACKER_FLAGS = tuple((1 << (_CRACKER + (p != 0)), 1 << (_CRACKER + (p != 1)), 0)
                        for p in (0, 1))
-# Scaled entries as look-ups: trick points / 121, tricks / 17, cards / 8, face-down / 5.
-_BY_121 = tuple(n / 121.0 for n in range(122))
-_BY_17 = tuple(n / 17.0 for n in range(18))
-_BY_8 = tuple(n / 8.0 for n in range(9))
-_BY_5 = tuple(n / 5.0 for n in range(7))
-
+# Scaled entries as look-ups: trick points, tricks, the opponent's cards, face-down cards.
+_BY_POINTS = tuple(n / TOTAL_POINTS for n in range(TOTAL_POINTS + 1))
+_BY_TRICKS = tuple(n / TRICKS for n in range(TRICKS + 1))
+_BY_HAND = tuple(n / HAND_SIZE for n in range(HAND_SIZE + 1))
+_BY_PILES = tuple(n / PILES for n in range(PILES + 2))  # + 1 pending while it is played
 
 _take, _frombuffer, _pack = _BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
 _SCALAR_BYTES = _SCALARS * 4
@@ -107,7 +120,7 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
     legal = game.legal_mask if current == p and not over else 0
     # the same set as PlayerView.unseen (a test checks it), inlined for speed
     seen = my_hand | my_up | opp_up | my_played | opp_played
-    x = my_hand
+    x = my_hand  # the hand piece is at offset 0
     my_discard = discard[p]
     if my_discard >= 0:
         seen |= 1 << my_discard
@@ -119,7 +132,7 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
     pile = game.lead_pile
     my_pending = opp_pending = 0
     if pile >= 0:
-        if pile // 5 == p:
+        if pile // PILES == p:
             my_pending = 1
         else:
             opp_pending = 1
@@ -135,23 +148,24 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
              << _ROLES
              | (discard[o] >= 0) << _OPP_DISC)
     left = game.num_hands - game.hand_no
-    if left <= 0 and phase != 4:
+    if left <= 0 and phase != _OVER:
         flags |= 1 << _TIEBREAK
     x |= (my_up << _MY_UP | my_cov << _MY_COV | opp_up << _OPP_UP
           | opp_cov << _OPP_COV | my_played << _MY_PLAYED | opp_played << _OPP_PLAYED
-          | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL36 ^ seen) << _UNSEEN
-          | _TRUMP_CARDS[trump + 1] | (legal & _ALL36) << _LEGAL | flags << _FLAGS
+          | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL_CARDS ^ seen) << _UNSEEN
+          | _TRUMP_CARDS[trump + 1] | (legal & _ALL_CARDS) << _LEGAL | flags << _FLAGS
           | legal << OBS_SIZE)
     # one row of _BYTE_BITS per byte: the float32 bits of the vector and the mask at once
     flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
     out = flat[:OBS_SIZE]
     tp, scores = game.trick_points, game.scores
     s, t = scores[p], scores[o]
-    _pack(out, _SCALAR_BYTES, _BY_121[tp[p]], _BY_121[tp[o]], _BY_17[len(game.tricks)],
-          _BY_8[hand[o].bit_count()], _BY_5[my_cov.bit_count() + my_pending],
-          _BY_5[opp_cov.bit_count() + opp_pending], s / (s + 8.0), t / (t + 8.0),
-          0.0 if phase == 4 else _HANDS_LEFT[left] if 0 <= left <= 8 else
-          (1.0 if left > 8 else 0.125))
+    _pack(out, _SCALAR_BYTES, _BY_POINTS[tp[p]], _BY_POINTS[tp[o]],
+          _BY_TRICKS[len(game.tricks)], _BY_HAND[hand[o].bit_count()], _BY_PILES[my_cov.bit_count() + my_pending],
+          _BY_PILES[opp_cov.bit_count() + opp_pending], s / (s + _SCORE_SCALE),
+          t / (t + _SCORE_SCALE),
+          0.0 if phase == _OVER else _HANDS_LEFT[left] if 0 <= left <= HANDS_LEFT_CAP else
+          (1.0 if left > HANDS_LEFT_CAP else _FEW_HANDS_LEFT))
     return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
 
 

@@ -1,8 +1,10 @@
 """The observation tensor: one table of named pieces -> one flat float32 vector.
 
-:data:`PIECES` is the whole layout. Each row is ``(name, size, description)``; the
-offsets follow from the sizes (:func:`offsets`), the docs' index table (docs/environments.md)
-is generated from it (:func:`observation_table_markdown`) and a test checks the page against it.
+:data:`PIECES` is the whole layout: the card sets (:data:`CARD_PIECES`), then the 0/1
+flags (:data:`FLAG_PIECES`), then the scaled numbers (:data:`SCALED_PIECES`). Each row
+is ``(name, size, description)``; the offsets follow from the sizes (:func:`offsets`),
+the docs' index table (docs/environments.md) is generated from it
+(:func:`observation_table_markdown`) and a test checks the page against it.
 
 :func:`encode_view` is the reference encoder: it fills the named pieces from a
 :class:`~widderkopf_env.view.PlayerView`, so it cannot see more than the player may (RULES
@@ -18,14 +20,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import HAND_SIZE, NUM_ACTIONS, NUM_CARDS, PILES, TOTAL_POINTS, TRICKS, TRUMP_MASK
+from .cards import (
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PILES,
+    SUITS,
+    TOTAL_POINTS,
+    TRICKS,
+    TRUMP_MASK,
+)
 from .engine_types import Phase
 
-OVER_PHASE = Phase.OVER
-
-#: The layout, in order: ``(name, size, description)``.
-PIECES: tuple[tuple[str, int, str], ...] = (
-    # card sets: one entry per card id
+#: Card sets, one 0/1 entry per card id: ``(name, size, description)``.
+CARD_PIECES: tuple[tuple[str, int, str], ...] = (
     ("hand", 36, "my hand cards"),
     ("my_up", 36, "my face-up cards: the playable top card of each of my piles (R13)"),
     ("my_covered", 36, "my face-up cards that lie on a face-down card (R7, R14)"),
@@ -41,7 +49,9 @@ PIECES: tuple[tuple[str, int, str], ...] = (
                    "face-down card (`PlayerView.unseen`)"),
     ("trumps", 36, "the 15 trumps of the named trump suit (R2); all 0 before it is named"),
     ("legal_cards", 36, "cards I may play or discard now (card part of the action mask)"),
-    # flags
+)
+#: Flags and one-hots: 0/1 entries.
+FLAG_PIECES: tuple[tuple[str, int, str], ...] = (
     ("pending", 2, "my / the opponent's face-down card whose face-up card is in the open "
                    "trick: it turns over when the trick is complete (R14)"),
     ("phase", 5, "one-hot phase: TRUMP, DISCARD, PLAY, ANSWER, OVER"),
@@ -54,7 +64,9 @@ PIECES: tuple[tuple[str, int, str], ...] = (
                  "trick"),
     ("opp_discarded", 1, "the opponent has discarded (the card itself stays hidden, R8)"),
     ("tiebreak", 1, "1 in an extra hand played because the scores were tied (R20)"),
-    # scaled numbers
+)
+#: Numbers scaled into [0, 1] (the only entries that are not 0 or 1).
+SCALED_PIECES: tuple[tuple[str, int, str], ...] = (
     ("trick_points", 2, "card points I / the opponent took in tricks, / 121 (discards "
                         "count only at the hand's end, R8)"),
     ("tricks_done", 1, "completed tricks this hand / 17"),
@@ -65,6 +77,15 @@ PIECES: tuple[tuple[str, int, str], ...] = (
     ("hands_left", 1, "hands left in the match, this one included: min(n, 8) / 8; 0 when "
                       "the match is over"),
 )
+#: The layout, in order: ``(name, size, description)``.
+PIECES: tuple[tuple[str, int, str], ...] = CARD_PIECES + FLAG_PIECES + SCALED_PIECES
+#: ``match_scores``: a match score s is written as s / (s + SCORE_SCALE).
+SCORE_SCALE = 8
+#: ``hands_left``: n hands left are written as min(n, HANDS_LEFT_CAP) / HANDS_LEFT_CAP.
+HANDS_LEFT_CAP = 8
+#: The entry of the ``trump_suit`` one-hot that says no trump suit is named yet.
+NO_TRUMP_ENTRY = len(SUITS)
+
 
 def offsets() -> dict[str, tuple[int, int]]:
     """``{name: (offset, size)}`` for every piece, in table order."""
@@ -149,14 +170,14 @@ def encode_view(view) -> tuple[np.ndarray, np.ndarray]:
     x["pending"][:] = pending
     x["phase"][view.phase] = 1
     x["my_turn"][0] = view.current == p
-    x["trump_suit"][view.trump if view.trump >= 0 else 4] = 1
+    x["trump_suit"][view.trump if view.trump >= 0 else NO_TRUMP_ENTRY] = 1
     x["crack_level"][view.level] = 1
     x["may_escalate"][:] = view.may_escalate[p], view.may_escalate[o]
     x["cracker"][:] = view.cracker == p, view.cracker == o
     x["roles"][:] = view.dealer == p, view.chooser == p, view.leader == p
     x["opp_discarded"][0] = view.opp_discarded
     hands_left = view.num_hands - view.hand_no  # 0 or less in a tie-break hand (R20)
-    over = view.phase == OVER_PHASE
+    over = view.phase == Phase.OVER
     x["tiebreak"][0] = hands_left <= 0 and not over
     # scaled numbers
     x["trick_points"][:] = (view.trick_points[p] / TOTAL_POINTS,
@@ -166,8 +187,9 @@ def encode_view(view) -> tuple[np.ndarray, np.ndarray]:
     x["face_down"][:] = ((view.my_covered.bit_count() + pending[0]) / PILES,
                          (view.opp_covered.bit_count() + pending[1]) / PILES)
     s, t = view.scores[p], view.scores[o]
-    x["match_scores"][:] = s / (s + 8), t / (t + 8)
-    x["hands_left"][0] = 0.0 if over else min(max(hands_left, 1), 8) / 8
+    x["match_scores"][:] = s / (s + SCORE_SCALE), t / (t + SCORE_SCALE)
+    x["hands_left"][0] = (0.0 if over else
+                          min(max(hands_left, 1), HANDS_LEFT_CAP) / HANDS_LEFT_CAP)
     return obs, _bits(view.legal, NUM_ACTIONS).astype(np.int8)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from .canvas import Circle, Poly, Rect, Text, Use, svg_elements, svg_open, to_rgb, to_svg
 from .cards import ESCALATION_NAMES, NUM_CARDS, RANKS, TRUMP_MASK, card_name, from_bits
+from .engine_types import Phase
 
 WIDTH, HEIGHT = 960, 640  #: picture size in pixels
 CARD_W, CARD_H = 56, 80
@@ -263,8 +264,8 @@ def _header(table: Table) -> list:
                          attrs=(("data-role", "score"),))]
 
 
-_PHASE_TEXT = {0: "{} names trump", 1: "{} discards", 2: "{} to play",
-               3: "{} answers the {}: escalate or pass"}
+_PHASE_TEXT = {Phase.TRUMP: "{} names trump", Phase.DISCARD: "{} discards",
+               Phase.PLAY: "{} to play", Phase.ANSWER: "{} answers the {}: escalate or pass"}
 
 
 def _centre(table: Table) -> list:

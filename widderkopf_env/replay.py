@@ -20,40 +20,11 @@ from html import escape
 from pathlib import Path
 
 from .canvas import svg_symbols
-from .cards import (
-    ESCALATE,
-    ESCALATION_NAMES,
-    NUM_CARDS,
-    PASS,
-    SUIT_GLYPHS,
-    TRUMP_ACTION,
-    card_glyph,
-)
 from .picture import CARD_H, CARD_W, SYMBOLS, svg_parts, table_of_view
+from .render import describe_action
 from .rules import Game
 
 VIEWS = ("spectator", "player_0", "player_1")
-
-
-def describe(game: Game, action: int, viewer: int | None) -> str:
-    """``action`` by the player to act in ``game`` (before it is applied), in words, as
-    ``viewer`` (0, 1 or None for a spectator) may know it: a discard is named only to
-    its maker and to spectators."""
-    player = game.current
-    who = f"player_{player}"
-    if action < NUM_CARDS:
-        if game.phase == 1:  # discard
-            if viewer is not None and viewer != player:
-                return f"{who} discards a card"
-            return f"{who} discards {card_glyph(action)}"
-        return f"{who} plays {card_glyph(action)}"
-    if action < TRUMP_ACTION + 4:
-        return f"{who} names trump {SUIT_GLYPHS[action - TRUMP_ACTION]}"
-    if action == ESCALATE:
-        return f"{who}: {ESCALATION_NAMES[game.level]}!"
-    if action == PASS:
-        return f"{who} passes"
-    return f"{who}: action {action}"
 
 
 def _after(game: Game, hands_before: int) -> str:
@@ -99,7 +70,10 @@ def frames(game: Game) -> dict:
 
     snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
     for action in game.history:
-        text = {viewer: describe(replay, action, viewer) for viewer in (None, 0, 1)}
+        who = replay.current
+        text = {viewer: describe_action(action, replay.phase, replay.level, f"player_{who}",
+                                        hide_discard=viewer not in (None, who))
+                for viewer in (None, 0, 1)}
         hands = len(replay.results)
         replay.apply(action)
         note = _after(replay, hands)

@@ -47,7 +47,8 @@ from .view import HIDDEN, PlayerView
 __all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "deal_to_spec",
            "parse_deal", "parse_player", "seeded_deal", "seeded_dealer"]
 
-TRUMP, DISCARD, PLAY, ANSWER, OVER = range(5)
+# The phases as plain ints, for speed on the hot paths (Phase is an IntEnum of them).
+TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
 _T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)

@@ -71,7 +71,7 @@ def test_registered_with_pettingzoo():
     assert type(e) is raw_env and e.num_hands == 2 and e.reward_shaping
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # registering twice neither overrides nor warns
-        widderkopf_env._register()
+        widderkopf_env.register_envs()
 
 
 def test_env_factory_is_unwrapped_and_described():

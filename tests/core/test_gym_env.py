@@ -45,7 +45,7 @@ def test_registered_under_both_names():
         obs, info = env.reset(seed=0)
         assert obs.shape == (OBS_SIZE,) and info["seat"] in ("player_0", "player_1")
         env.close()
-    widderkopf_env._register()  # registering twice is harmless
+    widderkopf_env.register_envs()  # registering twice is harmless
 
 
 def test_gymnasium_check_env(capsys):

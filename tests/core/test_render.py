@@ -6,10 +6,11 @@ import ast
 import random
 from pathlib import Path
 
+import pytest
 from helpers import DEAL, scripted
 
-from widderkopf_env import Game, card_glyph, from_bits, parse_card
-from widderkopf_env.render import legal_moves_text, render_game, render_view
+from widderkopf_env import Game, Phase, card_glyph, from_bits, parse_card
+from widderkopf_env.render import describe_action, legal_moves_text, render_game, render_view
 
 
 def glyphs(names: str) -> list[str]:
@@ -92,3 +93,17 @@ def test_no_graphics_library_is_imported():
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
     assert imported <= {"__future__", "warnings"}, imported
+
+
+def test_describe_action_names_each_kind_of_move_and_hides_a_discard():
+    qc = parse_card("QC")
+    assert describe_action(qc, Phase.PLAY, 0, "player_0") == f"player_0 plays {card_glyph(qc)}"
+    assert describe_action(qc, Phase.DISCARD, 0, "Opponent") == f"Opponent discards {card_glyph(qc)}"
+    assert describe_action(qc, Phase.DISCARD, 0, "Opponent", hide_discard=True) == \
+        "Opponent discards a card"
+    assert describe_action(38, Phase.TRUMP, 0, "player_1") == "player_1 names trump \u2665"
+    assert describe_action(40, Phase.PLAY, 0, "player_1") == "player_1 says Crack"
+    assert describe_action(40, Phase.ANSWER, 1, "player_0") == "player_0 says Recrack"
+    assert describe_action(41, Phase.ANSWER, 1, "player_0") == "player_0 passes"
+    with pytest.raises(ValueError, match="action id must be in 0..41, got 42"):
+        describe_action(42, Phase.PLAY, 0, "player_0")

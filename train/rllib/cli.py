@@ -10,7 +10,7 @@ the PPO updates) stays in this process.
 
 Every ``--checkpoint-every`` iterations an RLlib checkpoint ``<out>/checkpoint_<iter>`` is
 written (with ``league.json``), and every ``--eval-every`` iterations ``main`` from it plays
-a duplicate-deal match against the random bot and the heuristic in our arena. Resume with
+a duplicate-deal match against the random bot and the heuristic in the arena. Resume with
 ``--resume <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
 """
 
@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     a("--epochs", type=_positive(int), default=2)
     a("--lr", type=_positive(float), default=1e-3)
     a("--sample-timeout", type=_positive(float), default=600.0, help="seconds to wait "
-      "for the env runners' samples in one iteration (default 600: loaded machines)")
+      "for the env runners' samples in one iteration (default 600)")
     a("--hidden", type=_hidden, default=[128, 128], help="hidden layer sizes (128,128)")
     return p
 

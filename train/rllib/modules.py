@@ -23,7 +23,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from widderkopf_env.observation import piece
+from widderkopf_env.cards import HAND_SIZE
+from widderkopf_env.observation import NO_TRUMP_ENTRY, piece
 
 OBS_KEYS = ("action_mask", "observations")
 
@@ -102,10 +103,10 @@ class ObservedView:
         self.my_covered = _bits(piece(obs, "my_covered"))
         self.unseen = _bits(piece(obs, "unseen"))
         suit = int(np.argmax(piece(obs, "trump_suit")))
-        self.trump = suit if suit < 4 else -1
+        self.trump = -1 if suit == NO_TRUMP_ENTRY else suit
         self.level = int(np.argmax(piece(obs, "crack_level")))
-        self.dealer = 0 if piece(obs, "roles")[0] > 0.5 else 1
-        self.hand_size_opp = int(round(float(piece(obs, "opp_hand_size")[0]) * 8))
+        self.dealer = 0 if piece(obs, "roles")[0] > 0.5 else 1  # roles: dealer, chooser, leader
+        self.hand_size_opp = int(round(float(piece(obs, "opp_hand_size")[0]) * HAND_SIZE))
         self.lead = _card(piece(obs, "lead"))
         self.tricks = ()
         self.opponent_voids = 0  # no trick history: no void is known

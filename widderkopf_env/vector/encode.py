@@ -3,8 +3,9 @@ arrays of :func:`widderkopf_env.game_encoder.encode_game` (same 540 entries, sam
 
 The layout is read from :data:`~widderkopf_env.observation.PIECES` / ``OFFSETS``: each
 piece below is computed by name and written at the offset the table gives it, so a
-change of order or of a piece's size in the table moves it here too (and a piece this
-module does not know about is an error at import). What it reads per game is what the
+change of order or of a piece's size in the table moves it here too; the 0/1 pieces
+(``CARD_PIECES``, ``FLAG_PIECES``) are packed as bits, the ``SCALED_PIECES`` written as
+floats. What it reads per game is what the
 scalar encoder reads (RULES R8): the observer's own cards and discard, the opponent's
 hand *size*, whether the opponent has discarded, and public fields. Tests compare both
 encoders at every position of thousands of random games.
@@ -15,25 +16,27 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import HAND_SIZE, NUM_ACTIONS, PILES, TOTAL_POINTS, TRICKS
-from ..observation import OBS_SIZE, OFFSETS, PIECES
+from ..observation import (
+    CARD_PIECES,
+    FLAG_PIECES,
+    HANDS_LEFT_CAP,
+    NO_TRUMP_ENTRY,
+    OBS_SIZE,
+    OFFSETS,
+    SCALED_PIECES,
+    SCORE_SCALE,
+)
 from .engine import OVER, VecGame
 from .tables import ALL_CARDS, BIT, TRUMP_MASK_NP, U64, ZERO, popcount, unpack_bits
 
-_SCALED = ("trick_points", "tricks_done", "opp_hand_size", "face_down", "match_scores",
-           "hands_left")
-_BIT_PIECES = ("hand", "my_up", "my_covered", "opp_up", "opp_covered", "my_discard", "lead",
-               "my_played", "opp_played", "my_won", "opp_won", "unseen", "trumps",
-               "legal_cards", "pending", "phase", "my_turn", "trump_suit", "crack_level",
-               "may_escalate", "cracker", "roles", "opp_discarded", "tiebreak")
-_UNKNOWN = sorted(set(OFFSETS) ^ set(_BIT_PIECES + _SCALED))
+_BIT_PIECES = tuple(name for name, _, _ in CARD_PIECES + FLAG_PIECES)
 #: The 0/1 entries come first, the scaled numbers after them (as the scalar encoder's).
-_N_BITS = min(OFFSETS[name][0] for name in _SCALED)
-if _UNKNOWN or any(OFFSETS[name][0] >= _N_BITS for name in _BIT_PIECES) or \
-        any(size > 56 for _, size, _ in PIECES):
-    raise AssertionError(f"the batched encoder does not fit the observation table (pieces "
-                         f"{_UNKNOWN}); update widderkopf_env/vector/encode.py")
+_N_BITS = OFFSETS[SCALED_PIECES[0][0]][0]
+if any(OFFSETS[name][0] >= _N_BITS for name in _BIT_PIECES) or \
+        any(size > 56 for _, size, _ in CARD_PIECES + FLAG_PIECES):
+    raise AssertionError("the batched encoder expects the 0/1 pieces before the scaled "
+                         "ones, none over 56 entries; update widderkopf_env/vector/encode.py")
 _N_WORDS = (_N_BITS + 63) // 64
-_MAX_HANDS_LEFT = 8  # the hands_left piece is min(n, 8) / 8 (observation.PIECES)
 
 
 class _Bits:
@@ -129,7 +132,7 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     bits.flags("pending", my_pending, opp_pending)
     bits.one_hot("phase", phase)
     bits.flags("my_turn", current == p)
-    bits.one_hot("trump_suit", np.where(trump >= 0, trump, 4))
+    bits.one_hot("trump_suit", np.where(trump >= 0, trump, NO_TRUMP_ENTRY))
     bits.one_hot("crack_level", g.level[idx])
     rights = g.escalation_rights(idx).reshape(-1)
     rows2 = 2 * np.arange(k)
@@ -150,7 +153,7 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     _put(out, "opp_hand_size", popcount(opp_hand) / float(HAND_SIZE))
     _put(out, "face_down", (popcount(my_cov) + my_pending) / float(PILES),
          (popcount(opp_cov) + opp_pending) / float(PILES))
-    _put(out, "match_scores", s / (s + 8.0), t / (t + 8.0))
-    _put(out, "hands_left", np.where(phase == OVER, 0.0,
-                                     np.clip(left, 1, _MAX_HANDS_LEFT) / float(_MAX_HANDS_LEFT)))
+    scale, cap = float(SCORE_SCALE), float(HANDS_LEFT_CAP)
+    _put(out, "match_scores", s / (s + scale), t / (t + scale))
+    _put(out, "hands_left", np.where(phase == OVER, 0.0, np.clip(left, 1, cap) / cap))
     return out, unpack_bits(legal, NUM_ACTIONS).view(np.int8)

@@ -1,0 +1,110 @@
+"""The optional C accelerator of the observation encoder (widderkopf_env/_speedups.c):
+built where a C compiler is, ordinary arrays out, clear exceptions on bad input, the
+pure-Python fallback (forced, or for a build that does not fit the layout). That it
+gives the reference's arrays is checked in test_encoders_agree.py."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from widderkopf_env import Game, game_encoder
+from widderkopf_env.cards import TRUMP_MASK
+from widderkopf_env.observation import OBS_SIZE, OFFSETS
+
+needs_speedups = pytest.mark.skipif(not game_encoder.ACCELERATED,
+                                    reason="the C accelerator is not built or is disabled")
+
+
+@needs_speedups
+def test_accelerator_arrays_are_ordinary_numpy_arrays():
+    game = Game.new(seed=3)
+    obs, mask = game_encoder._encode_c(game, game.current)
+    obs2, _ = game_encoder._encode_c(game, game.current)
+    for a in (obs, mask):
+        assert a.flags.writeable and a.flags.aligned and a.flags.c_contiguous
+    assert not np.shares_memory(obs, obs2)
+    obs[:] = 2
+    assert obs2.max() == 1.0
+
+
+@needs_speedups
+def test_accelerator_rejects_bad_input_with_exceptions():
+    from widderkopf_env import _speedups
+
+    game = Game.new(seed=3)
+    with pytest.raises(ValueError, match="player"):
+        _speedups.encode(game, 2, False)
+    with pytest.raises(AttributeError):
+        _speedups.encode(object(), 0, False)
+    with pytest.raises(TypeError):
+        _speedups.encode(game, 0)
+    broken = game.clone()
+    broken.trump = 7
+    with pytest.raises(ValueError, match="out of range"):
+        _speedups.encode(broken, 0, False)
+
+
+def test_accelerator_is_built_where_a_c_compiler_is():
+    """An install with a C compiler must have built the accelerator (a silent fallback
+    would halve the env's speed unnoticed)."""
+    if os.environ.get("WIDDERKOPF_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("WIDDERKOPF_PURE_PYTHON is set")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler here: the pure-Python encoder is used")
+    assert game_encoder.ACCELERATED
+
+
+def test_pure_python_mode_runs_the_env(tmp_path):
+    """With WIDDERKOPF_PURE_PYTHON=1 the pure-Python encoder runs, and the env still
+    passes PettingZoo's API test."""
+    script = (
+        "from widderkopf_env import game_encoder, env\n"
+        "from pettingzoo.test import api_test\n"
+        "assert not game_encoder.ACCELERATED\n"
+        "assert game_encoder.encode_game is game_encoder._encode_py\n"
+        "api_test(env(), num_cycles=200)\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "1"}, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("ok")
+
+
+@needs_speedups
+def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
+    from widderkopf_env import _speedups
+
+    def stale(*args):
+        raise ValueError("configure: the layout does not match _speedups.c")
+
+    monkeypatch.setattr(_speedups, "configure", stale)
+    with pytest.warns(RuntimeWarning, match="pure-Python encoder"):
+        assert game_encoder._load_speedups() is None
+
+
+@needs_speedups
+def test_accelerator_refuses_a_layout_it_was_not_written_for():
+    """A layout change in PIECES without the matching change in _speedups.c is refused
+    (and _load_speedups then warns and falls back), never run."""
+    from widderkopf_env import _speedups
+
+    table = dict(OFFSETS)
+    table["phase"] = (OFFSETS["phase"][0], 6)
+    try:
+        with pytest.raises(ValueError, match="piece phase must be"):
+            _speedups.configure(table, OBS_SIZE, 42, tuple(TRUMP_MASK))
+        with pytest.raises(RuntimeError, match="configure"):
+            _speedups.encode(Game.new(seed=1), 0, False)
+    finally:
+        assert game_encoder._load_speedups() is _speedups  # configured right again
+    obs, _ = game_encoder._encode_c(Game.new(seed=1), 0)
+    np.testing.assert_array_equal(obs, game_encoder._encode_py(Game.new(seed=1), 0)[0])
+
