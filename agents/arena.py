@@ -10,7 +10,7 @@ cancels within a pair; what is left is skill.
 The score of a pair is the mean of A's game points (``Game.returns()[0]``: +value when A
 wins the hand, -value when B does) over its two games. The reported ``mean`` is the mean
 of the pair scores, i.e. A's game points per hand, with a 95% normal-approximation
-confidence interval ``mean +- 1.96 * sd / sqrt(pairs)`` over pairs.
+confidence interval ``mean +- 1.96 * sd / sqrt(pairs)`` over pairs (:func:`mean_ci95`).
 
 Reproducible: the deal seeds and the agents' seeds (passed to ``agent.reset(seed)`` before
 every game) are derived from ``seed`` and the pair's index only, and results are merged in
@@ -227,14 +227,24 @@ def _mean(xs) -> float:
     return math.fsum(xs) / len(xs) if xs else 0.0
 
 
+def mean_ci95(scores) -> tuple[float, float, tuple[float, float]]:
+    """The mean of ``scores``, their sample standard deviation and the 95%
+    normal-approximation confidence interval of the mean, ``mean +- Z95 * sd / sqrt(n)``
+    (infinite with fewer than two scores). Sums are exact (``math.fsum``)."""
+    scores = [float(s) for s in scores]
+    n = len(scores)
+    mean = _mean(scores)
+    sd = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n) if n > 1 else math.inf
+    return mean, sd, (mean - half, mean + half)
+
+
 def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult:
     """Aggregate per-pair records (in pair order) into an :class:`ArenaResult`."""
     games = [g for pair in pairs for g in pair]
     n = len(pairs)
     scores = [(x.points + y.points) / 2 for x, y in pairs]
-    mean = _mean(scores)
-    sd = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n) if n > 1 else math.inf
+    mean, sd, ci95 = mean_ci95(scores)
     levels = [0] * 5
     for g in games:
         levels[g.crack_level] += 1
@@ -250,7 +260,7 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
 
     return ArenaResult(
         agent_a=agent_a, agent_b=agent_b, seed=seed, pairs=n, hands=len(games),
-        mean=mean, ci95=(mean - half, mean + half), sd_pair=sd,
+        mean=mean, ci95=ci95, sd_pair=sd,
         win_rate=_mean([g.won for g in games]), card_points=_mean([g.card_points for g in games]),
         schneider={"a": rate("schneider", True), "b": rate("schneider", False)},
         schwarz={"a": rate("schwarz", True), "b": rate("schwarz", False)},

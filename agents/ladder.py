@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arena import Z95, _label, _Progress, default_workers, derive_seed, run_duplicate
+from .arena import _label, _Progress, default_workers, derive_seed, mean_ci95, run_duplicate
 
 ELO_SCALE = 400.0  #: rating points per factor of 10 in the odds of winning a pair
 _C = math.log(10.0) / ELO_SCALE
@@ -104,10 +104,9 @@ class Matchup:
         n = s.size
         if n == 0:
             raise ValueError(f"no pairs played between {a} and {b}")
-        mean = float(s.mean())
-        half = Z95 * float(s.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        mean, _, ci95 = mean_ci95(s)
         return cls(a, b, int((s > 0).sum()), int((s == 0).sum()), int((s < 0).sum()), mean,
-                   (mean - half, mean + half), seconds)
+                   ci95, seconds)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "ci95": list(self.ci95), "pairs": self.pairs,

@@ -12,6 +12,7 @@ from widderkopf_env.agents import HeuristicAgent, RandomAgent
 from widderkopf_env.agents.arena import (
     GameRecord,
     derive_seed,
+    mean_ci95,
     play_pair,
     run_duplicate,
     summarise,
@@ -103,6 +104,20 @@ def test_summary_statistics_and_json():
     d = json.loads(json.dumps(r.to_dict()))
     assert {"mean", "ci95", "win_rate", "hands", "pairs", "seconds"} <= set(d)
     assert "game points per hand" in r.table()
+
+
+def test_one_interval_function_serves_the_arena_and_the_ladder():
+    from widderkopf_env.agents.ladder import Matchup
+
+    scores = [1.0, 0.0, -2.0, 0.5, 0.0, 3.5]
+    mean, sd, (lo, hi) = mean_ci95(scores)
+    assert mean == math.fsum(scores) / 6
+    assert sd == pytest.approx(math.sqrt(16 / 5))
+    assert (hi - lo) / 2 == pytest.approx(1.959964 * sd / math.sqrt(6), rel=1e-6)
+    assert mean_ci95([2.0]) == (2.0, 0.0, (-math.inf, math.inf))
+    assert Matchup.from_scores("a", "b", scores).ci95 == (lo, hi)
+    r = run_duplicate("heuristic", "random", 8, seed=3, workers=1)
+    assert (r.mean, r.sd_pair, r.ci95) == mean_ci95(r.pair_scores)
 
 
 def test_summarise_by_hand():
