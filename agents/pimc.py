@@ -82,7 +82,7 @@ class PIMCAgent:
     WORLDS = {"exact": 40, "rollout": 24, "first": 48, "discard": 24, "trump": 32,
               "answer": 40}
     GAME_WEIGHT = 2.0  #: card points per game point in the score of a world
-    ESCALATE_P = (0.6, 0.8, 0.9, 0.95)  #: estimated win chance needed, by crack level
+    ESCALATE_P = HeuristicAgent.ESCALATE_P  #: estimated win chance needed, by crack level
     MIN_WORLDS = 4  #: worlds scored even when the time budget is spent
     PRIOR_Z = None  #: trump and discard: keep the heuristic's choice unless beaten by z SE
 

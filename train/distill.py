@@ -97,6 +97,8 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     import torch
     from torch import nn
 
+    from .torch_policy import with_escalate_logit
+
     torch.manual_seed(seed)
     obs = data["obs"].astype(np.float32)
     x_all = torch.as_tensor(to_canonical(obs))
@@ -126,11 +128,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
 
     def logits(x, legal):
-        z = head(body(x))
-        lse = torch.logsumexp(z[:, :NUM_CARDS].masked_fill(~legal[:, :NUM_CARDS], -1e9), dim=1)
-        has = legal[:, :NUM_CARDS].any(dim=1)
-        esc = z[:, ESCALATE] + torch.where(has, lse, torch.zeros_like(lse))
-        z = torch.cat([z[:, :ESCALATE], esc[:, None], z[:, ESCALATE + 1:]], dim=1)
+        z = with_escalate_logit(head(body(x)), legal[:, :NUM_CARDS])
         return z.masked_fill(~legal, -1e9)
 
     def evaluate(idx):
