@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -95,8 +94,8 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     ReLU). ``init``: a weights dict of the same shape to start from (e.g. the shipped PPO policy); positions where an
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
-    from torch import nn
 
+    from .fit import fit, layer_arrays, linear_layers, relu_mlp
     from .torch_policy import with_escalate_logit
 
     torch.manual_seed(seed)
@@ -112,66 +111,35 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     n_val = max(1, n // 20)
     val, tr = order[:n_val], order[n_val:]
 
-    sizes = [x_all.shape[1], *hidden]
-    layers = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), nn.ReLU()]
-    body, head = nn.Sequential(*layers), nn.Linear(sizes[-1], NUM_ACTIONS)
+    body, head = relu_mlp(x_all.shape[1], hidden, NUM_ACTIONS)
     if init is not None:
-        linears = [m for m in body if isinstance(m, nn.Linear)] + [head]
         with torch.no_grad():
-            for m, (w, b) in zip(linears, init["layers"], strict=True):
+            for m, (w, b) in zip(linear_layers(body, head), init["layers"], strict=True):
                 m.weight.copy_(torch.as_tensor(w))
                 m.bias.copy_(torch.as_tensor(b))
-    params = [*body.parameters(), *head.parameters()]
-    opt = torch.optim.Adam(params, lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
 
     def logits(x, legal):
         z = with_escalate_logit(head(body(x)), legal[:, :NUM_CARDS])
         return z.masked_fill(~legal, -1e9)
 
-    def evaluate(idx):
+    def batch_loss(j):
+        z = logits(x_all[j], m_all[j])
+        return (-(y_all[j] * torch.log_softmax(z, 1)).sum(1) * w_all[j]).mean()
+
+    def held_out():
         with torch.no_grad():
             loss, agree = 0.0, 0
-            for i in range(0, len(idx), 4096):
-                j = torch.as_tensor(idx[i:i + 4096])
+            for i in range(0, len(val), 4096):
+                j = torch.as_tensor(val[i:i + 4096])
                 z = logits(x_all[j], m_all[j])
                 loss += float(-(y_all[j] * torch.log_softmax(z, 1)).sum())
                 agree += int((z.argmax(1) == y_all[j].argmax(1)).sum())
-        return loss / len(idx), agree / len(idx)
+        loss, agree = loss / len(val), agree / len(val)
+        return loss, f"validation loss {loss:.4f}, agrees with the expert on {agree:.1%}"
 
-    best, best_state, bad = float("inf"), None, 0
-    for epoch in range(epochs):
-        t0 = time.perf_counter()
-        perm = rng.permutation(tr)
-        body.train()
-        for i in range(0, len(perm), batch):
-            j = torch.as_tensor(perm[i:i + batch])
-            z = logits(x_all[j], m_all[j])
-            loss = (-(y_all[j] * torch.log_softmax(z, 1)).sum(1) * w_all[j]).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        sched.step()
-        vloss, vagree = evaluate(val)
-        log(f"epoch {epoch + 1}/{epochs}: validation loss {vloss:.4f}, agrees with the "
-            f"expert on {vagree:.1%} ({time.perf_counter() - t0:.0f} s)")
-        if vloss < best - 1e-4:
-            best, bad = vloss, 0
-            best_state = [p.detach().clone() for p in params]
-        else:
-            bad += 1
-            if bad >= patience:
-                log(f"stopping early: no better validation loss for {patience} epochs")
-                break
-    with torch.no_grad():
-        for p, s in zip(params, best_state, strict=True):
-            p.copy_(s)
-    linears = [m for m in body if isinstance(m, nn.Linear)] + [head]
-    return {"layers": [(m.weight.detach().numpy().astype(np.float32).copy(),
-                        m.bias.detach().numpy().astype(np.float32).copy()) for m in linears],
-            "activation": "ReLU", "canonical": True}
+    fit([*body.parameters(), *head.parameters()], batch_loss, held_out, tr, rng, epochs,
+        batch, lr, patience, "validation loss", log)
+    return {"layers": layer_arrays(body, head), "activation": "ReLU", "canonical": True}
 
 
 # --- command line ---------------------------------------------------------------------------
