@@ -55,6 +55,9 @@ def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
 
 
 NET_FILE = Path(__file__).with_name("net_policy.npz")
+#: The shipped network files by bot name: what ``--init`` and ``--policy`` accept besides
+#: a path.
+SHIPPED_FILES = {"ppo": POLICY_FILE, "net": NET_FILE}
 
 
 def load_net_agent(path, seed: int | None = None, deterministic: bool = True,
@@ -84,8 +87,8 @@ def shipped_net_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
 def load_snapshot_agent(spec: str, seed: int | None = None,
                         deterministic: bool = True) -> PolicySnapshot | NetAgent | None:
     """Loader for network files: a path to an existing ``.npz`` written by
-    :func:`save_policy` (``widderkopf-distill train``, ``values``, the shipped files) is
-    its agent (:func:`load_net_agent`); any other spec is not ours (None)."""
+    :func:`save_policy` (``widderkopf-distill train``, ``widderkopf-values fit``, the
+    shipped files) is its agent (:func:`load_net_agent`); any other spec is not ours (None)."""
     path = Path(spec)
     if path.suffix != ".npz" or not path.is_file():
         return None

@@ -86,3 +86,17 @@ def scripted() -> Game:
     for action in (39, parse_card("KS"), parse_card("9C"), parse_card("JS"), 40):
         game.apply(action)
     return game
+
+
+def plays_legal_moves(agent, games: int) -> None:
+    """``agent`` against the heuristic, seats alternating: every move legal."""
+    from widderkopf_env.agents import HeuristicAgent
+
+    h = HeuristicAgent()
+    for seed in range(games):
+        game = Game.new(seed=seed)
+        while not game.is_over:
+            p = game.current
+            a = (agent if p == seed % 2 else h).act(game.view(p))
+            assert a in game.legal_actions()
+            game.apply(a)

@@ -11,7 +11,7 @@ import numpy as np
 
 from widderkopf_env.agents.numpy_net import ACTIVATIONS, PolicySnapshot
 
-__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor"]
+__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor", "network_file"]
 
 
 def export_policy(model) -> dict:
@@ -63,9 +63,9 @@ def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) ->
     files) or a path to a .npz from :func:`~widderkopf_env.agents.shipped.save_policy`,
     resolved, after checking that its actor has these hidden layers, activation and
     input ordering; ValueError saying what differs otherwise."""
-    from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
+    from widderkopf_env.agents.shipped import SHIPPED_FILES, load_policy
 
-    path = {"ppo": POLICY_FILE, "net": NET_FILE}.get(spec, Path(spec))
+    path = SHIPPED_FILES.get(spec, Path(spec))
     if path.suffix != ".npz" or not path.is_file():
         raise ValueError(f"{spec!r} is neither 'ppo', 'net' nor an existing .npz policy "
                          "file (widderkopf-distill train writes them)")
@@ -81,4 +81,22 @@ def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) ->
                          f"canonical={have[2]}; the run asks for {want[0]}, {want[1]}, "
                          f"canonical={want[2]} (set --net-arch, --activation, --policy to "
                          "match)")
+    return path.resolve()
+
+
+def network_file(spec) -> Path:
+    """The network file ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped files) or a
+    path (relative to the working directory), resolved after checking that it loads as
+    a network file (:func:`~widderkopf_env.agents.shipped.load_net_agent`); ValueError
+    saying why not otherwise."""
+    from widderkopf_env.agents.shipped import SHIPPED_FILES, load_net_agent
+
+    path = SHIPPED_FILES.get(spec, Path(spec))
+    if not path.is_file():
+        raise ValueError(f"{str(spec)!r}: no such file (nor 'ppo' or 'net', the shipped "
+                         "networks)")
+    try:
+        load_net_agent(path)
+    except (OSError, KeyError, ValueError) as err:
+        raise ValueError(f"{str(spec)!r} is not a network file: {err}") from None
     return path.resolve()

@@ -2,7 +2,7 @@
 
 The inputs are the observation in trump-relative order and the card features
 (:class:`~widderkopf_env.agents.net_agent.CardValues`); the targets are each legal
-card's exact value in the true deal (:mod:`.values_data`) minus their mean over the
+card's exact value in the true deal (:mod:`.value_data`) minus their mean over the
 legal cards (only the differences between cards matter for the choice); the loss is
 the squared error over the legal cards. With ``game_weight`` ``g`` > 0 a value is
 ``x + g * game points(x)`` at the position's crack level (R18-R19), as PIMC scores its
@@ -65,7 +65,7 @@ def regret(pred: np.ndarray, y: np.ndarray, legal: np.ndarray) -> np.ndarray:
 def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
                lr: float = 1e-3, game_weight: float = 0.0, seed: int = 0,
                patience: int = 3, log=print) -> list:
-    """Fit a card-value network to ``data`` (``load_shards(..., fields=values_data.FIELDS)``);
+    """Fit a card-value network to ``data`` (``load_shards(..., fields=value_data.FIELDS)``);
     returns its layers ``[(W (out, in), b), ...]``."""
     import torch
 
