@@ -24,7 +24,7 @@ widderkopf-distill generate --out "$OUT/data" --shards 86 --seed 1 --matches 4 \
 # 2. imitation, starting from the shipped PPO policy's weights (the architecture of both)
 if [ ! -f "$OUT/distilled.npz" ]; then
     widderkopf-distill train --data "$OUT/data" --out "$OUT/distilled.npz" \
-        --init agents/ppo_policy.npz --hidden 256 256 --lr 3e-5 --epochs 8 \
+        --init ppo --net-arch 256,256 --lr 3e-5 --epochs 8 \
         --soft 0.8 --tau 8
 fi
 

@@ -28,6 +28,7 @@ import sys
 from widderkopf_env.agents.cli_args import (
     UsageError,
     add_version,
+    int_list,
     integer,
     number,
     require_train_extra,
@@ -36,7 +37,7 @@ from widderkopf_env.agents.cli_args import (
 from widderkopf_env.agents.shipped import load_policy, save_policy
 
 from .distill_data import generate, load_shards
-from .export import network_file
+from .export import init_file, network_file
 
 __all__ = ["main", "parser"]
 
@@ -69,8 +70,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--mix", type=_mix, default=(0.7, 0.2, 0.1),
                    help="shares of moves played by the expert, the heuristic, and a random "
                         "move (or --policy's)")
-    g.add_argument("--policy", default=None, help="a network .npz whose moves replace the "
-                                                  "random ones (DAgger)")
+    g.add_argument("--policy", default=None, metavar="POLICY",
+                   help="a network whose moves replace the random ones (DAgger): ppo, net or "
+                        "a network .npz")
     g.add_argument("--expert", choices=("pimc", "pimc-uniform"), default="pimc",
                    help="the labelling search bot: with opponent inference or without")
     g.add_argument("--workers", type=integer(1), default=1)
@@ -79,7 +81,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--out", required=True, help="the network file to write (.npz)")
     t.add_argument("--max-shards", type=integer(1), default=None,
                    help="use shards 0..N-1 of each folder only")
-    t.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
+    t.add_argument("--net-arch", type=int_list, default="512,512,256", metavar="N,N,...",
+                   help="hidden layer sizes (default 512,512,256)")
     t.add_argument("--epochs", type=integer(1), default=40)
     t.add_argument("--batch", type=integer(1), default=512)
     t.add_argument("--lr", type=number(0.0, 1.0, low_open=True), default=1e-3)
@@ -87,7 +90,10 @@ def parser() -> argparse.ArgumentParser:
                    help="temperature of the soft targets, in card points")
     t.add_argument("--soft", type=number(0.0, 1.0), default=0.5,
                    help="share of the soft targets in the training target")
-    t.add_argument("--init", default=None, help="start from this network's weights")
+    t.add_argument("--init", default=None, metavar="POLICY",
+                   help="start from this policy's weights: ppo or net (the shipped networks) "
+                        "or a policy .npz (relative to the working directory), with the "
+                        "layers of --net-arch")
     t.add_argument("--escalation-weight", type=number(0.0), default=1.0,
                    help="loss weight of positions where an escalation or pass is legal")
     t.add_argument("--seed", type=integer(0), default=0)
@@ -115,13 +121,18 @@ def main(argv=None) -> int:
         require_train_extra("widderkopf-distill train")
         from .distill import train
 
+        init = None
+        if args.init is not None:
+            try:
+                init = load_policy(init_file(args.init, args.net_arch, "ReLU", True))
+            except ValueError as err:
+                raise UsageError(f"--init: {err}") from None
         try:
             data = load_shards(args.data, args.max_shards)
-            init = load_policy(args.init) if args.init else None
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None
         print(f"{len(data['action'])} positions")
-        weights = train(data, tuple(args.hidden), args.epochs, args.batch, args.lr,
+        weights = train(data, tuple(args.net_arch), args.epochs, args.batch, args.lr,
                         args.tau, args.soft, args.seed, init=init,
                         escalation_weight=args.escalation_weight)
         save_policy(weights, args.out)

@@ -22,6 +22,7 @@ import sys
 from widderkopf_env.agents.cli_args import (
     UsageError,
     add_version,
+    int_list,
     integer,
     number,
     require_train_extra,
@@ -51,9 +52,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--games", type=integer(1), default=200, help="games per shard")
     v.add_argument("--tricks", type=integer(1, TRICKS), nargs=2, default=[1, 12],
                    metavar=("LO", "HI"), help="store card decisions with LO..HI tricks left")
-    v.add_argument("--policy", default=None,
-                   help="the network .npz playing one seat against the heuristic, sampling "
-                        "its moves (default: the shipped net)")
+    v.add_argument("--policy", default="net", metavar="POLICY",
+                   help="the network playing one seat against the heuristic, sampling its "
+                        "moves: ppo, net or a network .npz (default: net)")
     v.add_argument("--random-share", type=number(0.0, 1.0), default=0.05,
                    help="share of random legal moves")
     v.add_argument("--exact-tricks", type=integer(1, TRICKS), default=12,
@@ -63,13 +64,15 @@ def parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fit", help="fit the card-value network; write it with a policy "
                                    "network as one agent file")
     f.add_argument("--data", nargs="+", required=True, help="value shard folders")
-    f.add_argument("--policy", required=True,
-                   help="the policy network .npz for trumps, discards and escalations")
+    f.add_argument("--policy", required=True, metavar="POLICY",
+                   help="the policy network for trumps, discards and escalations: ppo, net "
+                        "or a network .npz")
     f.add_argument("--out", required=True, help="the network file to write (.npz)")
     f.add_argument("--tricks", type=integer(0, TRICKS), default=12,
                    help="the card-value network plays with at most this many tricks left")
     f.add_argument("--max-shards", type=integer(1), default=None)
-    f.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
+    f.add_argument("--net-arch", type=int_list, default="512,512,256", metavar="N,N,...",
+                   help="hidden layer sizes (default 512,512,256)")
     f.add_argument("--epochs", type=integer(1), default=12)
     f.add_argument("--batch", type=integer(1), default=512)
     f.add_argument("--lr", type=number(0.0, 1.0, low_open=True), default=1e-3)
@@ -79,14 +82,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _data(args) -> int:
-    from widderkopf_env.agents.shipped import NET_FILE
-
-    from .value_data import generate_values
+def _policy_file(spec: str):
     try:
-        policy = network_file(NET_FILE if args.policy is None else args.policy)
+        return network_file(spec)
     except ValueError as err:
         raise UsageError(f"--policy: {err}") from None
+
+
+def _data(args) -> int:
+    from .value_data import generate_values
+
+    policy = _policy_file(args.policy)
     lo, hi = args.tricks
     if lo > hi:
         raise UsageError(f"--tricks {lo} {hi}: LO must not exceed HI")
@@ -100,12 +106,12 @@ def _fit(args) -> int:
     require_train_extra("widderkopf-values fit")
     from .value_data import FIELDS
     from .value_fit import fit_values
+    policy = load_policy(_policy_file(args.policy))
     try:
         data = load_shards(args.data, args.max_shards, fields=FIELDS)
-        policy = load_policy(args.policy)
     except (FileNotFoundError, OSError, KeyError, ValueError) as err:
         raise UsageError(str(err)) from None
-    layers = fit_values(data, tuple(args.hidden), args.epochs, args.batch, args.lr,
+    layers = fit_values(data, tuple(args.net_arch), args.epochs, args.batch, args.lr,
                         args.game_weight, args.seed)
     save_policy(policy, args.out, values=(layers, args.tricks))
     print(f"wrote {args.out}")

@@ -238,6 +238,10 @@ BAD = [
      "--tricks: expected an integer in 1..17"),
     ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz"],
      "no shards"),
+    ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz",
+                           "--net-arch", "256 256"], "--net-arch: expected comma-separated"),
+    ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
+     "--init: 'nobody' is neither 'ppo', 'net'"),
     ("demo", ["--steps", "0"], "--steps: expected an integer >= 1"),
     ("demo", ["--out", "."], "not an earlier demo's folder"),
 ]

@@ -67,9 +67,36 @@ def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
     out, _ = shards
     net = tmp_path / "net.npz"
     assert distill_cli.main(["train", "--data", str(out), "--out", str(net), "--epochs", "2",
-                         "--hidden", "32", "--batch", "64"]) == 0
+                         "--net-arch", "32", "--batch", "64"]) == 0
     assert "agrees with the expert" in capsys.readouterr().out
     plays_legal_moves(load_agent(str(net), seed=0), games=3)  # any snapshot .npz is an agent
+
+
+def test_init_takes_a_bot_name_or_a_path_and_net_arch_a_comma_list(shards, tmp_path,
+                                                                    monkeypatch, capsys):
+    import shutil
+
+    from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+
+    out, _ = shards
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(POLICY_FILE, "start.npz")  # a path relative to the working directory
+    ppo = load_policy()
+    for init in ("ppo", "start.npz"):
+        assert distill_cli.main(["train", "--data", str(out), "--out", "net.npz", "--epochs",
+                                 "1", "--net-arch", "256,256", "--init", init, "--lr",
+                                 "1e-12"]) == 0
+        got = load_policy("net.npz")
+        for (w, b), (w0, b0) in zip(got["layers"], ppo["layers"], strict=True):
+            np.testing.assert_allclose(w, w0, atol=1e-6)
+            np.testing.assert_allclose(b, b0, atol=1e-6)
+    capsys.readouterr()
+    assert "--init: " in usage_error(distill_cli.main, [
+        "train", "--data", str(out), "--out", "x.npz", "--init", "net", "--net-arch", "32"],
+        capsys)
+    assert "--net-arch: expected comma-separated" in usage_error(distill_cli.main, [
+        "train", "--data", str(out), "--out", "x.npz", "--net-arch", "32 32"], capsys)
+    assert not (tmp_path / "x.npz").exists()
 
 
 def test_bad_arguments_are_usage_errors(capsys, tmp_path):

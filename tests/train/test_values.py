@@ -76,7 +76,7 @@ def test_card_values_are_exact_late_and_rollouts_early():
 def test_fit_writes_an_agent_that_plays(value_shards, tmp_path, capsys):
     net = tmp_path / "net.npz"
     assert value_cli.main(["fit", "--data", str(value_shards), "--policy",
-                         str(NET_FILE), "--out", str(net), "--epochs", "2", "--hidden", "16",
+                         str(NET_FILE), "--out", str(net), "--epochs", "2", "--net-arch", "16",
                          "--tricks", "14"]) == 0
     assert "held-out regret" in capsys.readouterr().out
     agent = load_agent(str(net))
