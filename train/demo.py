@@ -36,11 +36,12 @@ def _fmt(mean: float, ci) -> str:
 
 def shipped_results(pairs: int, seed: int, workers: int):
     """The shipped policy's results per opponent, or a reason why there are none."""
-    from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import POLICY_FILE
 
     if not POLICY_FILE.exists():
         return None, f"no shipped policy: {POLICY_FILE} is missing"
-    return evaluate(load_policy(), pairs, seed, workers, opponents=OPPONENTS), None
+    return evaluate(load_policy(POLICY_FILE), pairs, seed, workers, opponents=OPPONENTS), None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,7 +34,7 @@ from widderkopf_env.agents.cli_args import (
     require_train_extra,
     run_cli,
 )
-from widderkopf_env.agents.shipped import load_policy, save_policy
+from widderkopf_env.agents.network_file import load_policy, save_policy
 
 from .distill_data import generate, load_shards
 from .export import init_file, network_file

@@ -60,10 +60,11 @@ def load_actor(model, weights: dict) -> None:
 
 def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
     """The policy file that a warm start ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped
-    files) or a path to a .npz from :func:`~widderkopf_env.agents.shipped.save_policy`,
+    files) or a path to a .npz from :func:`~widderkopf_env.agents.network_file.save_policy`,
     resolved, after checking that its actor has these hidden layers, activation and
     input ordering; ValueError saying what differs otherwise."""
-    from widderkopf_env.agents.shipped import SHIPPED_FILES, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import SHIPPED_FILES
 
     path = SHIPPED_FILES.get(spec, Path(spec))
     if path.suffix != ".npz" or not path.is_file():
@@ -87,9 +88,10 @@ def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) ->
 def network_file(spec) -> Path:
     """The network file ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped files) or a
     path (relative to the working directory), resolved after checking that it loads as
-    a network file (:func:`~widderkopf_env.agents.shipped.load_net_agent`); ValueError
+    a network file (:func:`~widderkopf_env.agents.network_file.load_net_agent`); ValueError
     saying why not otherwise."""
-    from widderkopf_env.agents.shipped import SHIPPED_FILES, load_net_agent
+    from widderkopf_env.agents.network_file import load_net_agent
+    from widderkopf_env.agents.shipped import SHIPPED_FILES
 
     path = SHIPPED_FILES.get(spec, Path(spec))
     if not path.is_file():

@@ -76,12 +76,13 @@ def test_init_takes_a_bot_name_or_a_path_and_net_arch_a_comma_list(shards, tmp_p
                                                                     monkeypatch, capsys):
     import shutil
 
-    from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import POLICY_FILE
 
     out, _ = shards
     monkeypatch.chdir(tmp_path)
     shutil.copy(POLICY_FILE, "start.npz")  # a path relative to the working directory
-    ppo = load_policy()
+    ppo = load_policy(POLICY_FILE)
     for init in ("ppo", "start.npz"):
         assert distill_cli.main(["train", "--data", str(out), "--out", "net.npz", "--epochs",
                                  "1", "--net-arch", "256,256", "--init", init, "--lr",

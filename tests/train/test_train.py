@@ -204,7 +204,8 @@ def test_init_warm_starts_the_actor_from_a_policy_file(tmp_path):
     1e-12 it stays there), --crack-after defaults to 0, and the critic is left alone."""
     from sb3_contrib import MaskablePPO
 
-    from widderkopf_env.agents.shipped import NET_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import NET_FILE
 
     out = tmp_path / "warm"
     train_from_args(["--total-steps", "256", "--n-envs", "2", "--out", str(out), "--init", "net",

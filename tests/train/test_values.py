@@ -11,7 +11,8 @@ from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, load_agent
 from widderkopf_env.agents.features import SIZE as FEATURES
 from widderkopf_env.agents.net_agent import NetAgent
-from widderkopf_env.agents.shipped import NET_FILE, load_snapshot_agent
+from widderkopf_env.agents.network_file import load_snapshot_agent
+from widderkopf_env.agents.shipped import NET_FILE
 from widderkopf_env.agents.solver import solve_actions, solve_value
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 from widderkopf_env.rules import PLAY
