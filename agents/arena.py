@@ -23,10 +23,8 @@ picklable zero-argument factory returning an agent. Every worker builds its own 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import multiprocessing
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -34,14 +32,9 @@ from typing import NamedTuple
 
 from widderkopf_env.agent import reset_agent
 from widderkopf_env.rules import Game, deal_to_spec
+from widderkopf_env.seeding import default_workers, derive_seed
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
-
-
-def derive_seed(seed: int, *parts) -> int:
-    """A 63-bit seed from ``seed`` and labels: stable across processes and platforms."""
-    text = "/".join(str(p) for p in ("widderkopf-arena", seed, *parts))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
 
 
 def swapped_deal(game: Game) -> Game:
@@ -125,7 +118,7 @@ def _run_chunk(job) -> list:
     return [play_pair(a, b, seed, i, save_dir) for i in range(start, stop)]
 
 
-class _Progress:
+class Progress:
     """tqdm if installed, else a plain stderr counter; silent when disabled."""
 
     def __init__(self, total: int, enabled: bool, desc: str):
@@ -154,13 +147,6 @@ class _Progress:
             self.bar.close()
         elif self.enabled:
             sys.stderr.write("\n")
-
-
-def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # --- results -------------------------------------------------------------------------------
@@ -268,7 +254,9 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
     )
 
 
-def _label(spec) -> str:
+def agent_label(spec) -> str:
+    """The name an agent spec is reported under: the spec itself, or the object's
+    ``name`` (or its class's)."""
     if isinstance(spec, str):
         return spec
     return getattr(spec, "name", None) or getattr(spec, "__name__", None) or type(spec).__name__
@@ -292,7 +280,7 @@ def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | No
             for i in range(0, pairs, chunk)]
     if progress is None:
         progress = sys.stderr.isatty()
-    bar = _Progress(pairs, progress, f"{_label(agent_a)} vs {_label(agent_b)}")
+    bar = Progress(pairs, progress, f"{agent_label(agent_a)} vs {agent_label(agent_b)}")
     t0 = time.perf_counter()
     results: list = []
     try:
@@ -307,6 +295,6 @@ def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | No
                     bar.update(len(part))
     finally:
         bar.close()
-    out = summarise(results, _label(agent_a), _label(agent_b), seed)
+    out = summarise(results, agent_label(agent_a), agent_label(agent_b), seed)
     out.seconds, out.workers = time.perf_counter() - t0, workers
     return out
