@@ -37,7 +37,7 @@ from widderkopf_env.agents.cli_args import (
 from widderkopf_env.agents.network_file import load_policy, save_policy
 
 from .distill_data import generate, load_shards
-from .export import init_file, network_file
+from .export import init_file, network_file_arg
 
 __all__ = ["main", "parser"]
 
@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--mix", type=_mix, default=(0.7, 0.2, 0.1),
                    help="shares of moves played by the expert, the heuristic, and a random "
                         "move (or --policy's)")
-    g.add_argument("--policy", default=None, metavar="POLICY",
+    g.add_argument("--policy", type=network_file_arg, default=None, metavar="POLICY",
                    help="a network whose moves replace the random ones (DAgger): ppo, net or "
                         "a network .npz")
     g.add_argument("--expert", choices=("pimc", "pimc-uniform"), default="pimc",
@@ -100,22 +100,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _policy_file(spec: str):
-    try:
-        return network_file(spec)
-    except ValueError as err:
-        raise UsageError(f"--policy: {err}") from None
-
-
 def main(argv=None) -> int:
     p = parser()
 
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            policy = None if args.policy is None else _policy_file(args.policy)
             n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
-                         args.mix, args.workers, policy, args.expert == "pimc")
+                         args.mix, args.workers, args.policy, args.expert == "pimc")
             print(f"wrote {n} positions")
             return 0
         require_train_extra("widderkopf-distill train")

@@ -11,7 +11,8 @@ import numpy as np
 
 from widderkopf_env.agents.numpy_net import ACTIVATIONS, PolicySnapshot
 
-__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor", "network_file"]
+__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor", "network_file",
+           "network_file_arg"]
 
 
 def export_policy(model) -> dict:
@@ -102,3 +103,14 @@ def network_file(spec) -> Path:
     except (OSError, KeyError, ValueError) as err:
         raise ValueError(f"{str(spec)!r} is not a network file: {err}") from None
     return path.resolve()
+
+
+def network_file_arg(text: str) -> Path:
+    """:func:`network_file` as an argparse type (``--policy``): a bad value is a usage
+    error saying why."""
+    import argparse
+
+    try:
+        return network_file(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None

@@ -32,7 +32,7 @@ from widderkopf_env.agents.network_file import load_policy, save_policy
 from widderkopf_env.cards import TRICKS
 
 from .distill_data import load_shards
-from .export import network_file
+from .export import network_file_arg
 
 __all__ = ["main", "parser"]
 
@@ -52,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--games", type=integer(1), default=200, help="games per shard")
     v.add_argument("--tricks", type=integer(1, TRICKS), nargs=2, default=[1, 12],
                    metavar=("LO", "HI"), help="store card decisions with LO..HI tricks left")
-    v.add_argument("--policy", default="net", metavar="POLICY",
+    v.add_argument("--policy", type=network_file_arg, default="net", metavar="POLICY",
                    help="the network playing one seat against the heuristic, sampling its "
                         "moves: ppo, net or a network .npz (default: net)")
     v.add_argument("--random-share", type=number(0.0, 1.0), default=0.05,
@@ -64,7 +64,7 @@ def parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fit", help="fit the card-value network; write it with a policy "
                                    "network as one agent file")
     f.add_argument("--data", nargs="+", required=True, help="value shard folders")
-    f.add_argument("--policy", required=True, metavar="POLICY",
+    f.add_argument("--policy", type=network_file_arg, required=True, metavar="POLICY",
                    help="the policy network for trumps, discards and escalations: ppo, net "
                         "or a network .npz")
     f.add_argument("--out", required=True, help="the network file to write (.npz)")
@@ -82,21 +82,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _policy_file(spec: str):
-    try:
-        return network_file(spec)
-    except ValueError as err:
-        raise UsageError(f"--policy: {err}") from None
-
-
 def _data(args) -> int:
     from .value_data import generate_values
 
-    policy = _policy_file(args.policy)
     lo, hi = args.tricks
     if lo > hi:
         raise UsageError(f"--tricks {lo} {hi}: LO must not exceed HI")
-    n = generate_values(args.out, args.shards, args.seed, args.games, (lo, hi), policy,
+    n = generate_values(args.out, args.shards, args.seed, args.games, (lo, hi), args.policy,
                         args.random_share, args.exact_tricks, args.workers)
     print(f"wrote {n} positions")
     return 0
@@ -106,7 +98,7 @@ def _fit(args) -> int:
     require_train_extra("widderkopf-values fit")
     from .value_data import FIELDS
     from .value_fit import fit_values
-    policy = load_policy(_policy_file(args.policy))
+    policy = load_policy(args.policy)
     try:
         data = load_shards(args.data, args.max_shards, fields=FIELDS)
     except (FileNotFoundError, OSError, KeyError, ValueError) as err:
