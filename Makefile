@@ -63,6 +63,8 @@ docs: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/python -m widderkopf_env.train.demo
 
+# The quick form of each benchmark (a few minutes in all); every bench/*.py script takes
+# --full for its long form (the sizes the documented figures use).
 bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py
 	$(VENV)/bin/python bench/env.py

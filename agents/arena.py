@@ -10,7 +10,7 @@ cancels within a pair; what is left is skill.
 The score of a pair is the mean of A's game points (``Game.returns()[0]``: +value when A
 wins the hand, -value when B does) over its two games. The reported ``mean`` is the mean
 of the pair scores, i.e. A's game points per hand, with a 95% normal-approximation
-confidence interval ``mean +- 1.96 * sd / sqrt(pairs)`` over pairs.
+confidence interval ``mean +- 1.96 * sd / sqrt(pairs)`` over pairs (:func:`mean_ci95`).
 
 Reproducible: the deal seeds and the agents' seeds (passed to ``agent.reset(seed)`` before
 every game) are derived from ``seed`` and the pair's index only, and results are merged in
@@ -23,10 +23,8 @@ picklable zero-argument factory returning an agent. Every worker builds its own 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import multiprocessing
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -34,14 +32,9 @@ from typing import NamedTuple
 
 from widderkopf_env.agent import reset_agent
 from widderkopf_env.rules import Game, deal_to_spec
+from widderkopf_env.seeding import default_workers, derive_seed
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
-
-
-def derive_seed(seed: int, *parts) -> int:
-    """A 63-bit seed from ``seed`` and labels: stable across processes and platforms."""
-    text = "/".join(str(p) for p in ("widderkopf-arena", seed, *parts))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
 
 
 def swapped_deal(game: Game) -> Game:
@@ -125,7 +118,7 @@ def _run_chunk(job) -> list:
     return [play_pair(a, b, seed, i, save_dir) for i in range(start, stop)]
 
 
-class _Progress:
+class Progress:
     """tqdm if installed, else a plain stderr counter; silent when disabled."""
 
     def __init__(self, total: int, enabled: bool, desc: str):
@@ -154,13 +147,6 @@ class _Progress:
             self.bar.close()
         elif self.enabled:
             sys.stderr.write("\n")
-
-
-def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # --- results -------------------------------------------------------------------------------
@@ -227,14 +213,24 @@ def _mean(xs) -> float:
     return math.fsum(xs) / len(xs) if xs else 0.0
 
 
+def mean_ci95(scores) -> tuple[float, float, tuple[float, float]]:
+    """The mean of ``scores``, their sample standard deviation and the 95%
+    normal-approximation confidence interval of the mean, ``mean +- Z95 * sd / sqrt(n)``
+    (infinite with fewer than two scores). Sums are exact (``math.fsum``)."""
+    scores = [float(s) for s in scores]
+    n = len(scores)
+    mean = _mean(scores)
+    sd = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n) if n > 1 else math.inf
+    return mean, sd, (mean - half, mean + half)
+
+
 def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult:
     """Aggregate per-pair records (in pair order) into an :class:`ArenaResult`."""
     games = [g for pair in pairs for g in pair]
     n = len(pairs)
     scores = [(x.points + y.points) / 2 for x, y in pairs]
-    mean = _mean(scores)
-    sd = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n) if n > 1 else math.inf
+    mean, sd, ci95 = mean_ci95(scores)
     levels = [0] * 5
     for g in games:
         levels[g.crack_level] += 1
@@ -250,7 +246,7 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
 
     return ArenaResult(
         agent_a=agent_a, agent_b=agent_b, seed=seed, pairs=n, hands=len(games),
-        mean=mean, ci95=(mean - half, mean + half), sd_pair=sd,
+        mean=mean, ci95=ci95, sd_pair=sd,
         win_rate=_mean([g.won for g in games]), card_points=_mean([g.card_points for g in games]),
         schneider={"a": rate("schneider", True), "b": rate("schneider", False)},
         schwarz={"a": rate("schwarz", True), "b": rate("schwarz", False)},
@@ -258,7 +254,9 @@ def summarise(pairs: list, agent_a: str, agent_b: str, seed: int) -> ArenaResult
     )
 
 
-def _label(spec) -> str:
+def agent_label(spec) -> str:
+    """The name an agent spec is reported under: the spec itself, or the object's
+    ``name`` (or its class's)."""
     if isinstance(spec, str):
         return spec
     return getattr(spec, "name", None) or getattr(spec, "__name__", None) or type(spec).__name__
@@ -282,7 +280,7 @@ def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | No
             for i in range(0, pairs, chunk)]
     if progress is None:
         progress = sys.stderr.isatty()
-    bar = _Progress(pairs, progress, f"{_label(agent_a)} vs {_label(agent_b)}")
+    bar = Progress(pairs, progress, f"{agent_label(agent_a)} vs {agent_label(agent_b)}")
     t0 = time.perf_counter()
     results: list = []
     try:
@@ -297,6 +295,6 @@ def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | No
                     bar.update(len(part))
     finally:
         bar.close()
-    out = summarise(results, _label(agent_a), _label(agent_b), seed)
+    out = summarise(results, agent_label(agent_a), agent_label(agent_b), seed)
     out.seconds, out.workers = time.perf_counter() - t0, workers
     return out

@@ -1,4 +1,4 @@
-"""Trump-relative ("canonical") card order: the index tables behind :mod:`.policies`.
+"""Trump-relative ("canonical") card order: the index tables behind the canonical policies.
 
 Once trumps are named, what a card does depends on its role, not on its suit: the 7 of
 spades under spade trumps plays like the 7 of hearts under heart trumps. The canonical

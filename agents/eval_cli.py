@@ -37,8 +37,10 @@ import json
 import sys
 from pathlib import Path
 
+from widderkopf_env.seeding import default_workers
+
 from . import ladder
-from .arena import default_workers, run_duplicate
+from .arena import run_duplicate
 from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
 from .game_files import biggest_losses, losses_text
 

@@ -7,7 +7,7 @@ in (the observation has no trick-by-trick record). A small network learns those
 relations slowly; :func:`card_features` computes them from the
 :class:`~widderkopf_env.view.PlayerView`, in the trump-relative ("canonical") card order
 of :mod:`.canonical`, so the card-value network of ``load_agent("net")``
-(:mod:`.valuenet`) gets them ready-made.
+(:mod:`.net_agent`) gets them ready-made.
 
 It reads only the view, so it holds only what the player may see (R8;
 ``tests/agents/test_features.py`` permutes the hidden cards and checks the features do not

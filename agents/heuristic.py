@@ -6,31 +6,31 @@ to the lowest action id), so it needs no seed.
 Trump choice (R9)
     Queens and jacks are trumps whatever is named, so only the suit part of the trump set
     changes. Each suit T is scored from the chooser's 13 visible cards (hand and own
-    face-up cards, which are playable; face-down cards are unknown): length in T,
-    convex (``-0.12 k + 0.042 k^2``: long suits are worth much more), +0.145 each for
-    the 10 and K of T, -0.175 for the ace of T (a plain ace is a side-suit winner; as a
-    trump it ranks below eight queens and jacks), -0.05 per card of T the opponent shows,
-    and, the biggest term, +0.7 per side suit we are void in and +0.29 per singleton side
-    suit (voids let low trumps ruff). The suit with the best score is named.
+    face-up cards, which are playable; face-down cards are unknown) by the weights in
+    ``TRUMP_CHOICE``: length in T, convex (long suits are worth much more), a bonus for
+    the 10 and K of T, a malus for the ace of T (a plain ace is a side-suit winner; as a
+    trump it ranks below eight queens and jacks), a malus per card of T the opponent
+    shows, and, the biggest terms, a bonus per side suit we are void in and a smaller one
+    per singleton side suit (voids let low trumps ruff). The suit with the best score is
+    named.
 
 Discard (R10)
-    The card goes to the OPPONENT's pile, so every card point counts against it
-    (-0.054 per point), with extra terms: a plain ace -0.134 (it is a winner), a king
-    +0.123 (cheap), a low plain card +0.049, a card that is the last of its suit among
-    our playable cards +0.287 (the void lets us ruff later), the last but one +0.066, and
-    a trump -0.077 - 0.103 x its rank (0 for the 6, 1 for the club queen). So it throws a
-    zero-point card that voids a short suit when it can, never an ace or a high trump, and
-    the Spitzer only if everything else is worse (its extra point counts too). The
-    weights were fitted on self-play outcomes: every candidate was played out.
+    The card goes to the OPPONENT's pile, so every card point counts against it, with
+    extra terms by the plain card's rank (a plain ace is a winner, a king cheap), by the
+    cards of its suit left among our playable cards (the last one voids the suit and
+    lets us ruff later) and, for a trump, by its rank; the weights are
+    ``DISCARD_CHOICE``. So it throws a zero-point card that voids a short suit when it
+    can, never an ace or a high trump, and the Spitzer only if everything else is worse
+    (its extra point counts too). The weights were fitted on self-play outcomes: every candidate was played out.
 
 Cracking (R11)
     A logistic model estimates the chance of winning the hand from the visible cards:
-    the weighted trump holding (queens highest), plain aces and tens, side-suit voids, the
-    opponent's face-up trumps, seat (see :meth:`HeuristicAgent.win_probability`; fitted
-    on 48,000 self-play hands). It escalates when that chance reaches
-    ``ESCALATE_P[level]``: 0.6 to crack (hands above it won 76% of the time and the
-    crack doubles a positive expectation), then 0.8, 0.9, 0.95, as each escalation
-    of the opponent says their hand is strong too. Passing never loses a later right.
+    the weighted trump holding (queens highest, ``TRUMP_WEIGHT``), plain aces and tens,
+    side-suit voids, the opponent's face-up trumps, seat (the weights are ``WIN_MODEL``;
+    see :meth:`HeuristicAgent.win_probability`; fitted on self-play hands). It escalates
+    when that chance reaches ``ESCALATE_P[level]``: a lower bar to crack (the crack
+    doubles a positive expectation) than to escalate further, as each escalation of the
+    opponent says their hand is strong too. Passing never loses a later right.
 
 Card play
     Card counting: the unseen cards (``view.unseen``: the opponent's hand, all face-down
@@ -118,10 +118,43 @@ TRUMP_W = tuple(
     dict(zip(TRUMP_ORDER[t], TRUMP_WEIGHT, strict=True)).get(c, 0.0)
     for t in range(4) for c in range(NUM_CARDS)
 )
-# Discard: score by rank of a plain card (A, 10, K, -, -, 9, 8, 7, 6) and by how many
-# cards of its suit we hold (a discard leaving 0, 1 or 2 others).
-_DISCARD_RANK = (-0.134, 0.039, 0.123, 0.0, 0.0, 0.049, 0.049, 0.049, 0.049)
-_DISCARD_LENGTH = (0.0, 0.287, 0.066, -0.036)
+#: Trump choice: the weights of the score of naming suit T (``k``: our cards of T).
+TRUMP_CHOICE = {
+    "length": -0.12,  # per card of T (k)
+    "length_squared": 0.042,  # per k * k: long suits are worth much more
+    "ace": -0.175,  # holding the ace of T (a plain ace is a side-suit winner)
+    "ten_king": 0.145,  # each of the 10 and K of T we hold
+    "opp_shown": -0.05,  # per card of T the opponent shows
+    "opp_ace_ten": -0.035,  # each of the ace and 10 of T the opponent shows
+    "in_hand": 0.02,  # per card of T in our hand (not face-up)
+    "side_void": 0.7,  # per side suit we are void in (low trumps can ruff)
+    "side_singleton": 0.29,  # per side suit we hold one card of
+}
+#: Discard: the weights of the score of discarding a card (the best score goes).
+DISCARD_CHOICE = {
+    "point": -0.054,  # per card point (+1 for the Spitzer): they go to the opponent
+    # by rank of a plain card: A, 10, K, Q, J (never plain), 9, 8, 7, 6
+    "rank": (-0.134, 0.039, 0.123, 0.0, 0.0, 0.049, 0.049, 0.049, 0.049),
+    # by our playable cards of its suit, itself included: -, 1 (it voids the suit), 2, 3
+    "length": (0.0, 0.287, 0.066, -0.036),
+    "top_out": -0.06,  # a plain card whose higher cards are all ours (a winner)
+    "trump": -0.077,  # a trump
+    "trump_rank": -0.103,  # a trump, times its rank / 15 (0 for the lowest)
+}
+#: Cracking: the weights of the logistic win model (:meth:`HeuristicAgent.win_probability`).
+WIN_MODEL = {
+    "bias": -4.654,
+    "trump_weight": 0.714,  # per TRUMP_WEIGHT of our trumps
+    "trumps": -0.314,  # per trump we hold
+    "opp_trump_weight": -0.064,  # per TRUMP_WEIGHT of the opponent's face-up trumps
+    "plain_aces": 1.161,  # per plain ace
+    "plain_tens": 0.397,  # per plain ten
+    "voids": 0.531,  # per side suit we are void in
+    "top_run": -0.2,  # per trump in our unbroken run from the club queen
+    "second_seat": -0.101,  # not the dealer
+    "queens_jacks": -0.618,  # per queen or jack we hold
+}
+_T, _D, _W = TRUMP_CHOICE, DISCARD_CHOICE, WIN_MODEL
 
 
 class HeuristicAgent:
@@ -175,14 +208,15 @@ class HeuristicAgent:
         best, best_s = 0, -1e9
         for t in range(4):
             k, b = length[t], t * 9
-            s = (-0.12 * k + 0.042 * k * k - 0.175 * (mine >> b & 1)
-                 + 0.145 * ((mine >> (b + 1) & 1) + (mine >> (b + 2) & 1))
-                 - 0.05 * (opp & SUIT_MASK[t]).bit_count()
-                 - 0.035 * ((opp >> b & 1) + (opp >> (b + 1) & 1))
-                 + 0.02 * (view.hand & SUIT_MASK[t]).bit_count())
+            s = (_T["length"] * k + _T["length_squared"] * k * k + _T["ace"] * (mine >> b & 1)
+                 + _T["ten_king"] * ((mine >> (b + 1) & 1) + (mine >> (b + 2) & 1))
+                 + _T["opp_shown"] * (opp & SUIT_MASK[t]).bit_count()
+                 + _T["opp_ace_ten"] * ((opp >> b & 1) + (opp >> (b + 1) & 1))
+                 + _T["in_hand"] * (view.hand & SUIT_MASK[t]).bit_count())
             for u in range(4):
                 if u != t:
-                    s += 0.7 if length[u] == 0 else 0.29 if length[u] == 1 else 0.0
+                    s += (_T["side_void"] if length[u] == 0
+                          else _T["side_singleton"] if length[u] == 1 else 0.0)
             if s > best_s:
                 best, best_s = t, s
         return best
@@ -193,16 +227,16 @@ class HeuristicAgent:
         best, best_s = -1, -1e9
         for c in from_bits(view.hand):
             i = t * 36 + c
-            s = -0.054 * PTS[i]
+            s = _D["point"] * PTS[i]
             if IS_TRUMP[i]:
-                s -= 0.077 + 0.103 * TRUMP_RANK[i] / 15
+                s += _D["trump"] + _D["trump_rank"] * TRUMP_RANK[i] / 15
             else:
-                s += _DISCARD_RANK[c % 9]
+                s += _D["rank"][c % 9]
                 k = (mine & CLASS[i]).bit_count()
                 if k < 4:
-                    s += _DISCARD_LENGTH[k]
+                    s += _D["length"][k]
                 if not ABOVE[i] & ~mine:
-                    s -= 0.06  # the best card of its suit still out
+                    s += _D["top_out"]
             if s > best_s:
                 best, best_s = c, s
         return best
@@ -221,10 +255,11 @@ class HeuristicAgent:
             top += 1
         plain = mine & ~tm
         voids = sum(1 for u in range(4) if u != t and not mine & SUIT_MASK[u])
-        x = (-4.654 + 0.714 * trw - 0.314 * (mine & tm).bit_count() - 0.064 * otrw
-             + 1.161 * (plain & ACES).bit_count() + 0.397 * (plain & TENS).bit_count()
-             + 0.531 * voids - 0.2 * top - 0.101 * (view.player != view.dealer)
-             - 0.618 * (mine & QUEENS_JACKS).bit_count())
+        x = (_W["bias"] + _W["trump_weight"] * trw + _W["trumps"] * (mine & tm).bit_count()
+             + _W["opp_trump_weight"] * otrw + _W["plain_aces"] * (plain & ACES).bit_count()
+             + _W["plain_tens"] * (plain & TENS).bit_count() + _W["voids"] * voids
+             + _W["top_run"] * top + _W["second_seat"] * (view.player != view.dealer)
+             + _W["queens_jacks"] * (mine & QUEENS_JACKS).bit_count())
         return 1.0 / (1.0 + math.exp(-x))
 
     def _escalate(self, view) -> bool:

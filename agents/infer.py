@@ -14,14 +14,11 @@ to these weights (sampling-importance-resampling).
 Opponent models take ``(view, action) -> probability``. :class:`HeuristicModel` is the
 heuristic bot made soft: its own choice gets ``1 - eps`` and the other legal actions
 share ``eps``, with ``eps`` by kind of decision (an escalation or a pass is a strong
-signal, a card play a weaker one). Any agent with action probabilities (a network's
-softmax, say) can stand in: :class:`PolicyModel` wraps a
-:class:`~.netpolicy.PolicySnapshot`.
+signal, a card play a weaker one). Any object with such a ``prob`` method (a network's
+softmax, say) can stand in, passed as ``PIMCAgent(model=...)``.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from widderkopf_env.cards import ESCALATE
 from widderkopf_env.deals import deal_to_spec
@@ -30,7 +27,7 @@ from widderkopf_env.rules import ANSWER, DISCARD, TRUMP, Game
 
 from .heuristic import HeuristicAgent
 
-__all__ = ["HeuristicModel", "PolicyModel", "likelihood", "opponent_choices"]
+__all__ = ["HeuristicModel", "likelihood", "opponent_choices"]
 
 
 class HeuristicModel:
@@ -64,22 +61,6 @@ class HeuristicModel:
         else:
             eps = self.eps["play"]
         return 1.0 - eps if action == choice else eps / (n - 1)
-
-
-class PolicyModel:
-    """A snapshot network's masked softmax as the opponent model (floored at ``floor``
-    so that one surprising move does not rule a world out)."""
-
-    def __init__(self, snapshot, floor: float = 0.02):
-        self.snapshot, self.floor = snapshot, floor
-
-    def prob(self, view, action: int) -> float:
-        from widderkopf_env.observation import encode_with_mask
-
-        obs, mask = encode_with_mask(view)
-        z = np.where(mask > 0, self.snapshot.logits(obs), -np.inf)
-        p = np.exp(z - z.max())
-        return max(float(p[action] / p.sum()), self.floor)
 
 
 def opponent_choices(world: Game, player: int):

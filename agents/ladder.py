@@ -58,7 +58,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .arena import Z95, _label, _Progress, default_workers, derive_seed, run_duplicate
+from widderkopf_env.seeding import default_workers, derive_seed
+
+from .arena import Progress, agent_label, mean_ci95, run_duplicate
 
 ELO_SCALE = 400.0  #: rating points per factor of 10 in the odds of winning a pair
 _C = math.log(10.0) / ELO_SCALE
@@ -104,10 +106,9 @@ class Matchup:
         n = s.size
         if n == 0:
             raise ValueError(f"no pairs played between {a} and {b}")
-        mean = float(s.mean())
-        half = Z95 * float(s.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        mean, _, ci95 = mean_ci95(s)
         return cls(a, b, int((s > 0).sum()), int((s == 0).sum()), int((s < 0).sum()), mean,
-                   (mean - half, mean + half), seconds)
+                   ci95, seconds)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "ci95": list(self.ci95), "pairs": self.pairs,
@@ -211,7 +212,7 @@ def play_matchup(agent, opponent, pairs: int, seed: int = 0, workers: int | None
     ``time.perf_counter()`` value) the first block is small (two pairs per worker) and
     times the games; later blocks are cut to what fits before the deadline, and play stops
     when not one more pair fits. ``on_block(n)`` is called after each block of n pairs."""
-    name = _label(opponent)
+    name = agent_label(opponent)
     scores: list = []
     t0 = time.perf_counter()
     block = 0
@@ -231,7 +232,7 @@ def play_matchup(agent, opponent, pairs: int, seed: int = 0, workers: int | None
         block += 1
         if on_block is not None:
             on_block(n)
-    return Matchup.from_scores(_label(agent), name, scores, time.perf_counter() - t0)
+    return Matchup.from_scores(agent_label(agent), name, scores, time.perf_counter() - t0)
 
 
 def load_reference(path=None) -> dict:
@@ -339,9 +340,9 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
                              f"{list(ref['players'])}, got {list(baselines)}")
         baselines = {b: ref["players"][b] for b in baselines}
     t0 = time.perf_counter()
-    bar = _Progress(pairs * len(baselines),
+    bar = Progress(pairs * len(baselines),
                     sys.stderr.isatty() if progress is None else progress,
-                    f"{_label(agent)} ladder")
+                    f"{agent_label(agent)} ladder")
     matchups = []
     try:
         for k, opponent in enumerate(baselines):
@@ -353,7 +354,7 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
                                          on_block=bar.update))
     finally:
         bar.close()
-    name = _label(agent)
+    name = agent_label(agent)
     if name in baselines:  # the agent is itself a baseline: keep the two apart in the fit
         name += " (this run)"
         for m in matchups:

@@ -1,26 +1,20 @@
 """The shipped network's two halves: a policy network and a card-value network, torch-free.
 
 ``load_agent("net")`` is a :class:`NetAgent`: the policy network
-(:class:`~.netpolicy.PolicySnapshot`) names trumps, discards and decides every
+(:class:`~.numpy_net.PolicySnapshot`) names trumps, discards and decides every
 escalation; the card-value network (:class:`CardValues`) plays the cards. The latter
 is an MLP that reads the observation in trump-relative order
 (:func:`~.canonical.to_canonical`) and the view's card features
 (:func:`~.features.card_features`) and gives every card a value: the card points the
 player may expect at the end of the hand after playing it, relative to the other cards
 (it is fitted by least squares to exact values in the true deals of many games,
-``widderkopf-distill values``; README, "The distilled network"). The agent plays the
+``widderkopf-values``; README, "The distilled network"). The agent plays the
 legal card of highest value. Both read only the player's view (R8).
 
-A network file (``.npz``, plain arrays, read with ``allow_pickle=False``) holds the
-policy's arrays as :func:`~.shipped.save_policy` writes them and, for the card values,
-``v_w0, v_b0, ...`` (``W`` as ``(out, in)``), ``v_tricks`` (the card-value network
-plays when at most that many tricks are left, the open one counted; the policy plays
-the earlier cards) and ``v_features`` (the feature size it was fitted with).
+Both are stored in one network file (:mod:`.network_file`).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
@@ -33,7 +27,7 @@ from .features import SIZE as FEATURES
 from .features import card_features
 from .numpy_net import PolicySnapshot
 
-__all__ = ["CardValues", "NetAgent", "load_values", "save_values"]
+__all__ = ["CardValues", "NetAgent"]
 
 
 class CardValues:
@@ -93,28 +87,3 @@ class NetAgent:
             return cards.bit_length() - 1
         v = self.card_values.values(view, encode_with_mask(view)[0])
         return max(from_bits(cards), key=v.__getitem__)  # ties: the lowest id
-
-
-def save_values(arrays: dict, layers, tricks: int) -> dict:
-    """``arrays`` (a network file's arrays) with the card-value network's added."""
-    out = dict(arrays)
-    for i, (w, b) in enumerate(layers):
-        out[f"v_w{i}"] = np.asarray(w, np.float32)
-        out[f"v_b{i}"] = np.asarray(b, np.float32)
-    out["v_tricks"] = np.array(int(tricks))
-    out["v_features"] = np.array(FEATURES)
-    return out
-
-
-def load_values(path) -> tuple[list, int] | None:
-    """The card-value layers and ``v_tricks`` of a network file, or None if it has none.
-    A file fitted with other features than :data:`~.features.SIZE` is refused."""
-    with np.load(Path(path), allow_pickle=False) as data:
-        if "v_w0" not in data.files:
-            return None
-        if int(data["v_features"]) != FEATURES:
-            raise ValueError(f"{path}: its card-value network reads {int(data['v_features'])} "
-                             f"card features, this version computes {FEATURES}")
-        n = sum(1 for k in data.files if k.startswith("v_w"))
-        layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
-        return layers, int(data["v_tricks"])

@@ -31,6 +31,29 @@ ACTIVATIONS = {
 }
 
 
+def add_escalate_logit(z: np.ndarray, legal_cards: np.ndarray) -> np.ndarray:
+    """The escalate logit of a canonical policy (R11), ``e + logsumexp(legal card logits)``.
+
+    Escalation is a yes/no question asked alongside the card choice, so with the head's
+    raw escalate output ``e``, ``P(escalate) = sigmoid(e)`` whatever the card logits are:
+    the decision has its own scale and does not fade as the card logits grow. Where no
+    card is legal (answering a crack) ``e`` stays as it is and competes with pass.
+
+    ``z``: logits ``(..., 42)`` in the network's (canonical) order, changed in place and
+    returned; ``legal_cards``: booleans ``(..., 36)`` in the same order. The torch twin
+    that training differentiates is ``widderkopf_env.train.torch_policy.with_escalate_logit``
+    (``tests/train/test_train.py`` checks the two agree).
+    """
+    cards = np.where(legal_cards, z[..., :NUM_CARDS], -np.inf)
+    top = cards.max(axis=-1, keepdims=True)
+    has = np.isfinite(top[..., 0])
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):  # log(0) where no card is legal: not used
+        lse = top[..., 0] + np.log(np.exp(cards - top).sum(axis=-1))
+    z[..., ESCALATE] += np.where(has, lse, 0.0)
+    return z
+
+
 class PolicySnapshot:
     """An Agent playing a snapshot of the learner's policy, torch-free.
 
@@ -61,15 +84,7 @@ class PolicySnapshot:
         z = x @ w + b
         if not self.canonical:
             return z
-        # the escalate logit of CanonicalPolicy: e + logsumexp(legal card logits)
-        legal = inp[..., _LEGAL:_LEGAL + NUM_CARDS] > 0.5  # canonical order, as z
-        cards = np.where(legal, z[..., :NUM_CARDS], -np.inf)
-        top = cards.max(axis=-1, keepdims=True)
-        has = np.isfinite(top[..., 0])
-        top = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore"):  # log(0) where no card is legal: not used
-            lse = top[..., 0] + np.log(np.exp(cards - top).sum(axis=-1))
-        z[..., ESCALATE] += np.where(has, lse, 0.0)
+        z = add_escalate_logit(z, inp[..., _LEGAL:_LEGAL + NUM_CARDS] > 0.5)
         return from_canonical(z, trump_of(obs))
 
     def act(self, view) -> int:

@@ -41,7 +41,6 @@ Speed and reproducibility
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -82,9 +81,8 @@ class PIMCAgent:
     WORLDS = {"exact": 40, "rollout": 24, "first": 48, "discard": 24, "trump": 32,
               "answer": 40}
     GAME_WEIGHT = 2.0  #: card points per game point in the score of a world
-    ESCALATE_P = (0.6, 0.8, 0.9, 0.95)  #: estimated win chance needed, by crack level
+    ESCALATE_P = HeuristicAgent.ESCALATE_P  #: estimated win chance needed, by crack level
     MIN_WORLDS = 4  #: worlds scored even when the time budget is spent
-    PRIOR_Z = None  #: trump and discard: keep the heuristic's choice unless beaten by z SE
 
     CANDIDATES = 4  #: with inference: uniform candidate worlds drawn per world kept
 
@@ -128,9 +126,9 @@ class PIMCAgent:
             return Decision(ESCALATE if p >= self.ESCALATE_P[view.level] else PASS,
                             win_chance=p)
         if ph == DISCARD:
-            return self._best(view, from_bits(legal), "discard", self._prior(view))
+            return self._best(view, from_bits(legal), "discard")
         if ph == TRUMP:
-            return self._best(view, from_bits(legal), "trump", self._prior(view))
+            return self._best(view, from_bits(legal), "trump")
         raise ValueError(f"unexpected phase {ph!r}")
 
     def _play(self, view, legal: int) -> Decision:
@@ -149,15 +147,9 @@ class PIMCAgent:
     def _n(self, kind: str) -> int:
         return self.WORLDS[kind] if self.samples is None else self.samples
 
-    def _prior(self, view) -> int | None:
-        """The heuristic's choice, kept unless the worlds clearly favour another action."""
-        return None if self.PRIOR_Z is None else self.rollout_agent.act(view)
-
-    def _best(self, view, actions: list[int], kind: str,
-              prior: int | None = None) -> Decision:
+    def _best(self, view, actions: list[int], kind: str) -> Decision:
         """The action with the best mean score over the worlds, and the share of worlds
-        the agent wins after it. With a ``prior`` action, the best replaces it only if it
-        scores higher by more than ``PRIOR_Z`` standard errors (paired over worlds)."""
+        the agent wins after it."""
         me, level, weight = view.player, view.level, self.GAME_WEIGHT
         scores = {a: [] for a in actions}
         wins = dict.fromkeys(actions, 0)
@@ -171,13 +163,6 @@ class PIMCAgent:
                 scores[a].append(x + weight * game_points(x, level))
                 wins[a] += x >= 61
         best = max(actions, key=lambda a: (sum(scores[a]), -a))
-        if prior is not None and prior != best:
-            d = [x - y for x, y in zip(scores[best], scores[prior], strict=True)]
-            n = len(d)
-            mean = sum(d) / n
-            var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
-            if mean <= self.PRIOR_Z * math.sqrt(var / n):
-                best = prior
         n = len(scores[best])
         return Decision(best, {a: sum(scores[a]) / n for a in actions}, wins[best] / n)
 

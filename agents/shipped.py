@@ -1,92 +1,42 @@
-"""The PPO policy shipped with the package: ``load_agent("ppo")``.
+"""The networks shipped with the package: ``load_agent("ppo")`` and ``load_agent("net")``.
 
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (see README.md, "PPO training", for the run and its measured
-strength). It runs as a numpy forward pass (:class:`~widderkopf_env.agents.numpy_net.PolicySnapshot`),
-so playing it needs neither torch nor stable-baselines3. The file is plain arrays, read
-with ``allow_pickle=False``: loading it runs no code.
+strength); ``net_policy.npz`` a policy network and a card-value network (README, "The
+distilled network"; ``examples/net_recipe.sh`` rebuilds it). Both are network files
+(:mod:`.network_file`) run as numpy forward passes, so playing them needs neither torch
+nor stable-baselines3.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from .net_agent import CardValues, NetAgent, load_values, save_values
+from .net_agent import NetAgent
+from .network_file import (
+    load_net_agent,
+    load_policy,
+    save_policy,  # noqa: F401 (train/ppo.py imports it from here)
+)
 from .numpy_net import PolicySnapshot
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
-
-
-def policy_arrays(weights: dict) -> dict:
-    """The arrays of a policy file for exported actor weights."""
-    arrays = {"activation": np.array(weights["activation"]),
-              "canonical": np.array(bool(weights["canonical"]))}
-    for i, (w, b) in enumerate(weights["layers"]):
-        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-    return arrays
-
-
-def save_policy(weights: dict, path=POLICY_FILE, values=None) -> None:
-    """Write exported actor weights (``train.snapshot.export_policy``) as a small .npz;
-    with ``values = (layers, tricks)``, a card-value network too (:mod:`.valuenet`)."""
-    arrays = policy_arrays(weights)
-    if values is not None:
-        arrays = save_values(arrays, *values)
-    np.savez_compressed(path, **arrays)
-
-
-def load_policy(path=POLICY_FILE) -> dict:
-    """The weights dict that :class:`PolicySnapshot` takes, read from ``path``. Plain
-    arrays only: a file holding pickled objects is refused (``allow_pickle=False``)."""
-    with np.load(path, allow_pickle=False) as data:
-        n = sum(1 for k in data.files if k.startswith("w"))
-        layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        return {"layers": layers, "activation": str(data["activation"]),
-                "canonical": bool(data["canonical"])}
+NET_FILE = Path(__file__).with_name("net_policy.npz")
+#: The shipped network files by bot name: what ``--init`` and ``--policy`` accept besides
+#: a path.
+SHIPPED_FILES = {"ppo": POLICY_FILE, "net": NET_FILE}
 
 
 def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
     """The shipped policy as an Agent, playing its most probable legal action."""
     if not POLICY_FILE.exists():
         raise FileNotFoundError(f"the shipped policy {POLICY_FILE} is missing")
-    return PolicySnapshot(load_policy(), deterministic=True, name="ppo", seed=seed)
-
-
-NET_FILE = Path(__file__).with_name("net_policy.npz")
-
-
-def load_net_agent(path, seed: int | None = None, deterministic: bool = True,
-                   name: str | None = None) -> PolicySnapshot | NetAgent:
-    """The agent of a network file: a :class:`~.valuenet.NetAgent` when the file holds a
-    card-value network, else the policy alone. ``deterministic``: the policy plays its
-    most probable legal action (else it samples; card values are always maximised)."""
-    name = name or Path(path).stem
-    policy = PolicySnapshot(load_policy(path), deterministic=deterministic, name=name,
-                            seed=seed)
-    values = load_values(path)
-    if values is None:
-        return policy
-    layers, tricks = values
-    return NetAgent(policy, CardValues(layers), tricks, name=name)
+    return PolicySnapshot(load_policy(POLICY_FILE), deterministic=True, name="ppo", seed=seed)
 
 
 def shipped_net_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
-    """The shipped network (``load_agent("net")``; README, "The distilled network";
-    ``examples/net_recipe.sh`` rebuilds it): a policy network for trumps, discards and
-    escalations and a card-value network for the cards, deterministic."""
+    """The shipped network (``load_agent("net")``): a policy network for trumps, discards
+    and escalations and a card-value network for the cards, deterministic."""
     if not NET_FILE.exists():
         raise FileNotFoundError(f"the shipped network {NET_FILE} is missing")
     return load_net_agent(NET_FILE, seed=seed, name="net")
-
-
-def load_snapshot_agent(spec: str, seed: int | None = None,
-                        deterministic: bool = True) -> PolicySnapshot | NetAgent | None:
-    """Loader for network files: a path to an existing ``.npz`` written by
-    :func:`save_policy` (``widderkopf-distill train``, ``values``, the shipped files) is
-    its agent (:func:`load_net_agent`); any other spec is not ours (None)."""
-    path = Path(spec)
-    if path.suffix != ".npz" or not path.is_file():
-        return None
-    return load_net_agent(path, seed=seed, deterministic=deterministic)

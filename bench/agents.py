@@ -4,7 +4,7 @@ cards with a card-value network) and ``net-endgame`` (``net`` with its last 5 tr
 solved exactly over 8 sampled worlds); the slowest decision of ``net`` and
 ``net-endgame`` is printed too.
 
-    python bench/agents.py [--games N] [--repeat R]
+    python bench/agents.py [--games N] [--repeat R] [--full]
 
 Positions are collected first from heuristic-vs-random games (both seats; every decision
 of both players, trump choice to last card), so both agents are timed on the same,
@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
+
+from bench_args import parse
 
 from widderkopf_env import Game, Phase
 from widderkopf_env.agents import HeuristicAgent, RandomAgent, load_agent
@@ -57,9 +59,9 @@ def time_agent(agent, views, repeat: int) -> float:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=2000)
-    p.add_argument("--repeat", type=int, default=5)
-    args = p.parse_args(argv)
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--repeat", type=int, default=3)
+    args = parse(p, argv, games=2000, repeat=5)
     views = positions(args.games)
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
     endgame = load_agent("net-endgame", seed=0)

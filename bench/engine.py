@@ -1,6 +1,6 @@
 """Engine speed: microseconds per decision of random legal play through the public API.
 
-    python bench/engine.py [--games N] [--repeat R]
+    python bench/engine.py [--games N] [--repeat R] [--full]
 
 Plays random legal games with our engine (``legal_actions()`` + ``apply()``) and, in the
 same run and the same loop shapes, OpenSpiel's C++ skat engine driven from Python
@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
+
+from bench_args import parse
 
 from widderkopf_env import Game
 
@@ -84,9 +86,9 @@ def openspiel(games: int, loop: str) -> float | None:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=3000)
+    ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args(argv)
+    args = parse(ap, argv, games=3000, repeat=3)
     print(f"random legal play, {args.games} games per run, best of {args.repeat} runs")
     for loop in ("decisions", "games"):
         mine = min(ours(args.games, loop) for _ in range(args.repeat))

@@ -8,7 +8,7 @@ rlcard is installed (``pip install rlcard``), its card env ``leduc_holdem_v4`` r
 through the same loop in the same process, so their figures are comparable. Then the single-agent Gymnasium env's
 steps per second against the random opponent.
 
-    python bench/env.py [--games 400] [--repeats 5]
+    python bench/env.py [--games 200] [--repeats 3] [--full]
 
 Each figure is the best of ``--repeats`` runs (the least disturbed by other processes).
 """
@@ -20,6 +20,8 @@ import random
 import sys
 import time
 import types
+
+from bench_args import parse
 
 
 class _PygameStub(types.ModuleType):
@@ -100,9 +102,9 @@ def best(fn, repeats: int, lower_is_better: bool = True) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=400, help="episodes per timed run")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs; the best is shown")
-    args = parser.parse_args(argv)
+    parser.add_argument("--games", type=int, default=200, help="episodes per timed run")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs; the best is shown")
+    args = parse(parser, argv, games=400, repeats=5)
 
     import widderkopf_env
     from widderkopf_env import game_encoder

@@ -1,6 +1,6 @@
 """PIMC speed: seconds per decision of the PIMC bot, by kind of decision.
 
-    python bench/pimc.py [--games N] [--seed S] [--samples X] [--uniform]
+    python bench/pimc.py [--games N] [--seed S] [--samples X] [--uniform] [--full]
 
 Plays N single-hand games of PIMC against the heuristic (PIMC in both seats, alternating)
 and times every ``PIMCAgent.act`` call, including the ones answered at once (a single
@@ -16,6 +16,8 @@ import argparse
 import statistics
 import time
 from collections import defaultdict
+
+from bench_args import parse
 
 from widderkopf_env import Game, Phase
 from widderkopf_env.agents import HeuristicAgent, PIMCAgent
@@ -40,13 +42,13 @@ def kind(view) -> str:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--games", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--samples", type=int, default=None,
                    help="worlds per decision (default: PIMCAgent.WORLDS per kind)")
     p.add_argument("--uniform", action="store_true",
                    help="the uniform sampler (pimc-uniform) instead of opponent inference")
-    args = p.parse_args(argv)
+    args = parse(p, argv, games=20)
     pimc, heur = PIMCAgent(samples=args.samples, infer=not args.uniform), HeuristicAgent()
     times = defaultdict(list)
     t_all = time.perf_counter()

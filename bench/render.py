@@ -1,6 +1,6 @@
 """Picture speed: milliseconds per rgb_array frame, per SVG picture and per replay page.
 
-    python bench/render.py [--games N] [--repeat R]
+    python bench/render.py [--games N] [--repeat R] [--full]
 
 Positions come from heuristic-vs-heuristic games (every decision). Timed: the spectator's
 ``rgb_array`` frame (``picture.game_rgb``: views, layout, Pillow), a player's frame, the
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+from bench_args import parse
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent
@@ -36,9 +38,9 @@ def best(fn, items, repeat: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parse(parser, None, games=4, repeat=3)
     bots = (HeuristicAgent(), HeuristicAgent())
     games = [play_game(Game.new(seed=s), bots) for s in range(args.games)]
     positions = []

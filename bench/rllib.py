@@ -2,7 +2,7 @@
 simulated cluster (a head with no CPUs for runners and two worker nodes), the parallel
 efficiency, the learner's own rate, and a projection for a real cluster.
 
-    .venv/bin/python bench/rllib.py [--runners 1 2 4] [--steps 1000] [--repeats 2]
+    .venv/bin/python bench/rllib.py [--runners 1 2] [--steps 500] [--repeats 1] [--full]
 
 Sampling rate: every runner samples ``--steps`` env steps with the league's modules at
 once (``EnvRunner.sample``), timed in the driver; ``efficiency = rate(n) / (n * rate(1))``.
@@ -16,6 +16,8 @@ import argparse
 import json
 import sys
 import time
+
+from bench_args import parse
 
 from widderkopf_env.train.rllib import cli as train
 from widderkopf_env.train.rllib.cluster import runner_nodes, simulated_cluster
@@ -70,10 +72,10 @@ def projection(rates: dict, learner: float, machines: int = 8, cores: int = 16) 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--runners", type=int, nargs="+", default=[1, 2, 4])
-    p.add_argument("--steps", type=int, default=1000)
-    p.add_argument("--repeats", type=int, default=2)
-    a = p.parse_args(argv)
+    p.add_argument("--runners", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--repeats", type=int, default=1)
+    a = parse(p, argv, runners=[1, 2, 4], steps=1000, repeats=2)
     if 1 not in a.runners or min(a.runners) < 1:
         p.error("--runners must include 1 (the efficiency baseline) and be >= 1")
     per_node = max(1, -(-max(a.runners) // 2))

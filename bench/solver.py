@@ -1,6 +1,6 @@
 """Endgame solver speed: milliseconds per ``solve_actions`` call, C search and pure Python.
 
-    python bench/solver.py [--positions N] [--seed S]
+    python bench/solver.py [--positions N] [--seed S] [--full]
 
 For each number of tricks left (6, 8, 10, 12), N positions at the start of a trick, each
 reached from its own seeded deal by the heuristic bot playing both seats. Every position
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+from bench_args import parse
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, solver
@@ -60,9 +62,9 @@ def timed(games: list[Game], accelerated: bool) -> tuple[float, list[dict]]:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--positions", type=int, default=20, help="positions per tricks-left count")
+    p.add_argument("--positions", type=int, default=5, help="positions per tricks-left count")
     p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
+    args = parse(p, argv, positions=20)
     if args.positions < 1:
         p.error("--positions must be at least 1")
     if not solver.ACCELERATED:

@@ -1,6 +1,6 @@
 """PPO training speed: steps per second and where the time goes, per vector-env setup.
 
-    python bench/train.py [--steps N] [--net-arch 256,256] [--configs subproc:2 dummy:16:2 ...]
+    python bench/train.py [--steps N] [--net-arch 256,256] [--configs subproc:2 dummy:16:2 ...] [--full]
 
 Runs ``widderkopf-train`` for ``--steps`` steps in each setup (``KIND:N_ENVS[:THREADS]``,
 THREADS being torch's intra-op threads, default 1; no periodic evaluation, a tiny final
@@ -16,6 +16,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from bench_args import parse
+
 from widderkopf_env.train.ppo import parse_config, train
 
 
@@ -30,10 +32,10 @@ def run(kind: str, n_envs: int, threads: int, steps: int, net_arch: str, out: Pa
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=200_000)
+    p.add_argument("--steps", type=int, default=20_000)
     p.add_argument("--net-arch", default="256,256")
     p.add_argument("--configs", nargs="+", default=["subproc:2", "dummy:2", "dummy:16"])
-    args = p.parse_args(argv)
+    args = parse(p, argv, steps=200_000)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, spec in enumerate(args.configs):

@@ -11,7 +11,7 @@ and ``sparrow_mahjong`` run in the same process the way pgx's own examples run t
 ``jax.jit(jax.vmap(step))`` with observation and legal-action mask, random legal actions
 drawn inside the jitted step, auto-reset; the time per game-step is comparable.
 
-    python bench/vector.py [--sizes 1 64 1024 4096] [--seconds 2] [--repeats 3]
+    python bench/vector.py [--sizes 1 64 1024 4096] [--seconds 0.5] [--repeats 2] [--full]
     python bench/vector.py --ppo 20000 [--ppo-envs 16]
 
 ``--ppo STEPS`` instead times sb3-contrib ``MaskablePPO`` (``MlpPolicy``, ``n_steps`` 128,
@@ -28,6 +28,7 @@ import argparse
 import time
 
 import numpy as np
+from bench_args import parse
 
 
 def widderkopf(n: int, opponent: str, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -115,12 +116,12 @@ def ppo_steps_per_second(native: bool, n_envs: int, steps: int) -> float:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=0.5)
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
                         help="time MaskablePPO instead (native VecEnv vs DummyVecEnv)")
     parser.add_argument("--ppo-envs", type=int, default=16)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, seconds=2.0, repeats=3)
     if args.ppo < 0 or args.ppo_envs < 1:
         parser.error("--ppo must be >= 0 and --ppo-envs >= 1")
     if args.ppo:

@@ -22,7 +22,7 @@ import numpy as np
 
 from widderkopf_env.agent import reset_agent
 from widderkopf_env.agents import load_agent
-from widderkopf_env.agents.arena import Z95, run_duplicate
+from widderkopf_env.agents.arena import mean_ci95, run_duplicate
 from widderkopf_env.agents.pimc import PIMCAgent
 from widderkopf_env.cards import ESCALATE, TRICKS
 from widderkopf_env.observation import encode_with_mask
@@ -92,11 +92,11 @@ def main(argv=None) -> None:
     h = run_duplicate(hybrid, a.opponent, a.pairs, seed=a.seed, workers=a.workers)
     b = run_duplicate(a.base, a.opponent, a.pairs, seed=a.seed, workers=a.workers)
     d = np.array(h.pair_scores) - np.array(b.pair_scores)
-    half = Z95 * d.std(ddof=1) / np.sqrt(len(d))
+    diff, _, (lo, hi) = mean_ci95(d)
     print(f"{a.base} with {a.expert} for {' '.join(a.kinds)} vs {a.opponent}, {a.pairs} pairs, "
           f"seed {a.seed}: {h.mean:+.3f} [{h.ci95[0]:+.3f}, {h.ci95[1]:+.3f}] ({h.seconds:.0f} s); "
-          f"{a.base} alone {b.mean:+.3f}; difference {d.mean():+.3f} "
-          f"[{d.mean() - half:+.3f}, {d.mean() + half:+.3f}]")
+          f"{a.base} alone {b.mean:+.3f}; difference {diff:+.3f} "
+          f"[{lo:+.3f}, {hi:+.3f}]")
 
 
 if __name__ == "__main__":

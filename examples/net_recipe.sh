@@ -24,7 +24,7 @@ widderkopf-distill generate --out "$OUT/data" --shards 86 --seed 1 --matches 4 \
 # 2. imitation, starting from the shipped PPO policy's weights (the architecture of both)
 if [ ! -f "$OUT/distilled.npz" ]; then
     widderkopf-distill train --data "$OUT/data" --out "$OUT/distilled.npz" \
-        --init agents/ppo_policy.npz --hidden 256 256 --lr 3e-5 --epochs 8 \
+        --init ppo --net-arch 256,256 --lr 3e-5 --epochs 8 \
         --soft 0.8 --tau 8
 fi
 
@@ -55,15 +55,15 @@ cp "$OUT/self-play/final_policy.npz" "$OUT/policy.npz"
 #    heuristic, every legal card of every card decision with at most 12 tricks left valued
 #    exactly in the true deal (1,457,519 + 212,555 positions)
 values=(--policy "$OUT/policy.npz" --workers "$WORKERS")
-widderkopf-distill values --out "$OUT/values/1-8" --shards 116 --games 1000 --tricks 1 8 \
+widderkopf-values data --out "$OUT/values/1-8" --shards 116 --games 1000 --tricks 1 8 \
     --seed 11 "${values[@]}"
-widderkopf-distill values --out "$OUT/values/9-12" --shards 100 --games 300 --tricks 9 12 \
+widderkopf-values data --out "$OUT/values/9-12" --shards 100 --games 300 --tricks 9 12 \
     --seed 12 "${values[@]}"
 
 # 6. the card-value network (plays the cards of the last 12 tricks), written with the
 #    policy as one agent file: the shipped agents/net_policy.npz
 if [ ! -f "$OUT/net.npz" ]; then
-    widderkopf-distill train-values --data "$OUT/values/1-8" "$OUT/values/9-12" \
+    widderkopf-values fit --data "$OUT/values/1-8" "$OUT/values/9-12" \
         --policy "$OUT/policy.npz" --out "$OUT/net.npz" --tricks 12 --epochs 10
 fi
 

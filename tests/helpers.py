@@ -104,3 +104,17 @@ def random_positions(n_games: int, seed: int):
                 break
             actions = game.legal_actions()
             game.apply(actions[rng.randrange(len(actions))])
+
+
+def plays_legal_moves(agent, games: int) -> None:
+    """``agent`` against the heuristic, seats alternating: every move legal."""
+    from widderkopf_env.agents import HeuristicAgent
+
+    h = HeuristicAgent()
+    for seed in range(games):
+        game = Game.new(seed=seed)
+        while not game.is_over:
+            p = game.current
+            a = (agent if p == seed % 2 else h).act(game.view(p))
+            assert a in game.legal_actions()
+            game.apply(a)

@@ -21,8 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from widderkopf_env.agents.arena import default_workers, run_duplicate
+from widderkopf_env.agents.arena import run_duplicate
 from widderkopf_env.agents.cli_args import UsageError, integer, require_train_extra, run_cli
+from widderkopf_env.seeding import default_workers
 
 from .evaluation import evaluate
 from .ppo import TrainingInterrupted, parse_config, train
@@ -36,11 +37,12 @@ def _fmt(mean: float, ci) -> str:
 
 def shipped_results(pairs: int, seed: int, workers: int):
     """The shipped policy's results per opponent, or a reason why there are none."""
-    from widderkopf_env.agents.shipped import POLICY_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import POLICY_FILE
 
     if not POLICY_FILE.exists():
         return None, f"no shipped policy: {POLICY_FILE} is missing"
-    return evaluate(load_policy(), pairs, seed, workers, opponents=OPPONENTS), None
+    return evaluate(load_policy(POLICY_FILE), pairs, seed, workers, opponents=OPPONENTS), None
 
 
 def build_parser() -> argparse.ArgumentParser:

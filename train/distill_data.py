@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from widderkopf_env.agents.heuristic import HeuristicAgent
+from widderkopf_env.agents.network_file import load_net_agent
 from widderkopf_env.agents.pimc import PIMCAgent
-from widderkopf_env.agents.shipped import load_net_agent
 from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game

@@ -11,7 +11,8 @@ import numpy as np
 
 from widderkopf_env.agents.numpy_net import ACTIVATIONS, PolicySnapshot
 
-__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor"]
+__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor", "network_file",
+           "network_file_arg"]
 
 
 def export_policy(model) -> dict:
@@ -60,12 +61,13 @@ def load_actor(model, weights: dict) -> None:
 
 def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
     """The policy file that a warm start ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped
-    files) or a path to a .npz from :func:`~widderkopf_env.agents.shipped.save_policy`,
+    files) or a path to a .npz from :func:`~widderkopf_env.agents.network_file.save_policy`,
     resolved, after checking that its actor has these hidden layers, activation and
     input ordering; ValueError saying what differs otherwise."""
-    from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import SHIPPED_FILES
 
-    path = {"ppo": POLICY_FILE, "net": NET_FILE}.get(spec, Path(spec))
+    path = SHIPPED_FILES.get(spec, Path(spec))
     if path.suffix != ".npz" or not path.is_file():
         raise ValueError(f"{spec!r} is neither 'ppo', 'net' nor an existing .npz policy "
                          "file (widderkopf-distill train writes them)")
@@ -82,3 +84,33 @@ def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) ->
                          f"canonical={want[2]} (set --net-arch, --activation, --policy to "
                          "match)")
     return path.resolve()
+
+
+def network_file(spec) -> Path:
+    """The network file ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped files) or a
+    path (relative to the working directory), resolved after checking that it loads as
+    a network file (:func:`~widderkopf_env.agents.network_file.load_net_agent`); ValueError
+    saying why not otherwise."""
+    from widderkopf_env.agents.network_file import load_net_agent
+    from widderkopf_env.agents.shipped import SHIPPED_FILES
+
+    path = SHIPPED_FILES.get(spec, Path(spec))
+    if not path.is_file():
+        raise ValueError(f"{str(spec)!r}: no such file (nor 'ppo' or 'net', the shipped "
+                         "networks)")
+    try:
+        load_net_agent(path)
+    except (OSError, KeyError, ValueError) as err:
+        raise ValueError(f"{str(spec)!r} is not a network file: {err}") from None
+    return path.resolve()
+
+
+def network_file_arg(text: str) -> Path:
+    """:func:`network_file` as an argparse type (``--policy``): a bad value is a usage
+    error saying why."""
+    import argparse
+
+    try:
+        return network_file(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None

@@ -9,12 +9,13 @@ same observation, action ids and masks, ``model.predict(obs, action_masks=...)``
 usual. Saved models load with ``MaskablePPO.load`` wherever this module is importable.
 
 Escalation is a yes/no question asked alongside the card choice (R11). Its logit is
-``e + logsumexp(legal card logits)``, so that ``P(escalate) = sigmoid(e)`` whatever the
-card logits are: the decision has its own scale, starts at 50% and does not fade away
-just because the card logits grow as card play is learnt (with a plain softmax head the
-escalate probability collapsed to ~1e-8 early in training, when cracking still lost, and
-never came back). When no card is legal (answering a crack) it competes with pass as
-usual.
+``e + logsumexp(legal card logits)`` (:func:`with_escalate_logit`, the torch twin of
+:func:`widderkopf_env.agents.numpy_net.add_escalate_logit`), so that
+``P(escalate) = sigmoid(e)`` whatever the card logits are: the decision has its own
+scale, starts at 50% and does not fade away just because the card logits grow as card
+play is learnt (with a plain softmax head the escalate probability collapses early in
+training, while cracking still loses, and does not come back). When no card is legal
+(answering a crack) it competes with pass as usual.
 """
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ _ZERO = torch.as_tensor(ZERO_MASK)
 _T = 5  # trump suit C, S, H, D or none: the one-hot carried next to the features
 _LEGAL = OFFSETS["legal_cards"][0]
 _EXTRA = _T + NUM_CARDS  # the policy latent carries the trump one-hot and the legal cards
+
+
+def with_escalate_logit(z: torch.Tensor, legal_cards: torch.Tensor) -> torch.Tensor:
+    """Logits ``(n, 42)`` in canonical order with the escalate logit
+    ``e + logsumexp(legal card logits)`` (see the module documentation); ``legal_cards``:
+    booleans ``(n, 36)``. The numpy runtime computes the same
+    (:func:`widderkopf_env.agents.numpy_net.add_escalate_logit`)."""
+    # finite fill: no NaN gradients when no card is legal (that branch is unused then)
+    lse = torch.logsumexp(z[:, :NUM_CARDS].masked_fill(~legal_cards, -1e9), dim=1)
+    esc = z[:, ESCALATE] + torch.where(legal_cards.any(dim=1), lse, torch.zeros_like(lse))
+    return torch.cat([z[:, :ESCALATE], esc[:, None], z[:, ESCALATE + 1:]], dim=1)
 
 
 class CanonicalExtractor(BaseFeaturesExtractor):
@@ -75,10 +87,6 @@ class CanonicalPolicy(MaskableActorCriticPolicy):
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
         z = self.action_net(latent_pi[:, :-_EXTRA])  # canonical order
         t = latent_pi[:, -_EXTRA:-NUM_CARDS].argmax(dim=1)
-        legal = latent_pi[:, -NUM_CARDS:] > 0.5
-        # finite fill: no NaN gradients when no card is legal (that branch is unused then)
-        lse = torch.logsumexp(z[:, :NUM_CARDS].masked_fill(~legal, -1e9), dim=1)
-        esc = z[:, ESCALATE] + torch.where(legal.any(dim=1), lse, torch.zeros_like(lse))
-        z = torch.cat([z[:, :ESCALATE], esc[:, None], z[:, ESCALATE + 1:]], dim=1)
+        z = with_escalate_logit(z, latent_pi[:, -NUM_CARDS:] > 0.5)
         logits = torch.gather(z, 1, _OUT.to(z.device)[t])
         return self.action_dist.proba_distribution(action_logits=logits)

@@ -38,7 +38,7 @@ import numpy as np
 from widderkopf_env.agents.features import SIZE as FEATURES
 from widderkopf_env.agents.features import card_features
 from widderkopf_env.agents.heuristic import HeuristicAgent
-from widderkopf_env.agents.shipped import load_net_agent
+from widderkopf_env.agents.network_file import load_net_agent
 from widderkopf_env.agents.solver import solve_actions, solve_value
 from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask

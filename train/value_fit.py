@@ -2,7 +2,7 @@
 
 The inputs are the observation in trump-relative order and the card features
 (:class:`~widderkopf_env.agents.net_agent.CardValues`); the targets are each legal
-card's exact value in the true deal (:mod:`.values_data`) minus their mean over the
+card's exact value in the true deal (:mod:`.value_data`) minus their mean over the
 legal cards (only the differences between cards matter for the choice); the loss is
 the squared error over the legal cards. With ``game_weight`` ``g`` > 0 a value is
 ``x + g * game points(x)`` at the position's crack level (R18-R19), as PIMC scores its
@@ -15,8 +15,6 @@ hidden). On the CPU with torch; the result is plain arrays.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -67,10 +65,11 @@ def regret(pred: np.ndarray, y: np.ndarray, legal: np.ndarray) -> np.ndarray:
 def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
                lr: float = 1e-3, game_weight: float = 0.0, seed: int = 0,
                patience: int = 3, log=print) -> list:
-    """Fit a card-value network to ``data`` (``load_shards(..., fields=values_data.FIELDS)``);
+    """Fit a card-value network to ``data`` (``load_shards(..., fields=value_data.FIELDS)``);
     returns its layers ``[(W (out, in), b), ...]``."""
     import torch
-    from torch import nn
+
+    from .fit import fit, layer_arrays, relu_mlp
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -84,50 +83,23 @@ def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int 
     val, train_rows = np.flatnonzero(is_val), np.flatnonzero(~is_val)
     log(f"{len(x)} positions from {len(games)} games; {len(val)} held out")
 
-    sizes = [OBS_SIZE + FEATURES, *hidden]
-    layers = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), nn.ReLU()]
-    model = nn.Sequential(*layers, nn.Linear(sizes[-1], NUM_CARDS))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    body, head = relu_mlp(OBS_SIZE + FEATURES, hidden, NUM_CARDS)
+    model = torch.nn.Sequential(body, head)
 
-    def held_out_regret():
+    def batch_loss(j):
+        m = legal[j]
+        return ((model(x[j]) - y[j]) ** 2 * m).sum() / m.sum()
+
+    def held_out():
         with torch.no_grad():
             pred = np.concatenate([model(x[val[i:i + 8192]]).numpy()
                                    for i in range(0, len(val), 8192)])
-        return regret(pred, y_np[val], legal_np[val])
-
-    best, best_state, bad = np.inf, None, 0
-    for epoch in range(epochs):
-        t0, total = time.perf_counter(), 0.0
-        order = torch.as_tensor(rng.permutation(train_rows))
-        for i in range(0, len(order), batch):
-            j = order[i:i + batch]
-            m = legal[j]
-            loss = ((model(x[j]) - y[j]) ** 2 * m).sum() / m.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(j)
-        sched.step()
-        r = held_out_regret()
+        r = regret(pred, y_np[val], legal_np[val])
         by_left = " ".join(f"{k}:{r[left[val] == k].mean():.2f}"
                            for k in range(1, TRICKS + 1) if (left[val] == k).any())
-        log(f"epoch {epoch + 1}/{epochs}: train loss {total / len(train_rows):.2f}, held-out "
-            f"regret {r.mean():.3f} points per decision (by tricks left {by_left}) "
-            f"({time.perf_counter() - t0:.0f} s)")
-        if r.mean() < best - 1e-4:
-            best, bad = r.mean(), 0
-            best_state = [p.detach().clone() for p in model.parameters()]
-        else:
-            bad += 1
-            if bad >= patience:
-                log(f"stopping early: no better held-out regret for {patience} epochs")
-                break
-    with torch.no_grad():
-        for p, s in zip(model.parameters(), best_state, strict=True):
-            p.copy_(s)
-    return [(m.weight.detach().numpy().astype(np.float32).copy(),
-             m.bias.detach().numpy().astype(np.float32).copy())
-            for m in model if isinstance(m, nn.Linear)]
+        return r.mean(), (f"held-out regret {r.mean():.3f} points per decision (by tricks "
+                          f"left {by_left})")
+
+    fit(list(model.parameters()), batch_loss, held_out, train_rows, rng, epochs, batch, lr,
+        patience, "held-out regret", log)
+    return layer_arrays(body, head)

@@ -44,7 +44,7 @@ SHIPPED = {
 #: This package's loaders of files: ``"module:loader"``, ``loader(spec, seed)`` returns
 #: an agent or None (not its kind of file).
 LOADERS = (
-    "widderkopf_env.agents.shipped:load_snapshot_agent",
+    "widderkopf_env.agents.network_file:load_snapshot_agent",
     "widderkopf_env.agents.sb3_model:load_model_agent",
     "widderkopf_env.agents.rllib_checkpoint:load_checkpoint_agent",
 )

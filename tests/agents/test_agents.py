@@ -84,6 +84,19 @@ def test_heuristic_is_deterministic_and_an_agent():
     assert len({HeuristicAgent().act(view), h.act(view), h.act(view)}) == 1
 
 
+def test_heuristic_weights_are_written_once_in_named_constants():
+    import re
+
+    from widderkopf_env.agents import heuristic
+
+    weights = [*heuristic.TRUMP_CHOICE.values(), *heuristic.WIN_MODEL.values(),
+               *heuristic.HeuristicAgent.ESCALATE_P]
+    for w in heuristic.DISCARD_CHOICE.values():
+        weights += w if isinstance(w, tuple) else [w]
+    written = {abs(float(x)) for x in re.findall(r"\d*\.\d+", heuristic.__doc__)}
+    assert not written & {abs(w) for w in weights if w}, "the docstring repeats a weight"
+
+
 def test_heuristic_rejects_unknown_parameters():
     assert HeuristicAgent(X=8.0).X == 8.0 and HeuristicAgent().X != 8.0
     with pytest.raises(TypeError, match="unknown"):

@@ -11,7 +11,7 @@ from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, RandomAgent
 from widderkopf_env.agents.arena import (
     GameRecord,
-    derive_seed,
+    mean_ci95,
     play_pair,
     run_duplicate,
     summarise,
@@ -105,6 +105,20 @@ def test_summary_statistics_and_json():
     assert "game points per hand" in r.table()
 
 
+def test_one_interval_function_serves_the_arena_and_the_ladder():
+    from widderkopf_env.agents.ladder import Matchup
+
+    scores = [1.0, 0.0, -2.0, 0.5, 0.0, 3.5]
+    mean, sd, (lo, hi) = mean_ci95(scores)
+    assert mean == math.fsum(scores) / 6
+    assert sd == pytest.approx(math.sqrt(16 / 5))
+    assert (hi - lo) / 2 == pytest.approx(1.959964 * sd / math.sqrt(6), rel=1e-6)
+    assert mean_ci95([2.0]) == (2.0, 0.0, (-math.inf, math.inf))
+    assert Matchup.from_scores("a", "b", scores).ci95 == (lo, hi)
+    r = run_duplicate("heuristic", "random", 8, seed=3, workers=1)
+    assert (r.mean, r.sd_pair, r.ci95) == mean_ci95(r.pair_scores)
+
+
 def test_summarise_by_hand():
     # pair records: (A points, A won, value, schneider, schwarz, level, cracker,
     #                recracker, A card points)
@@ -118,12 +132,6 @@ def test_summarise_by_hand():
     assert r.cracks["levels"] == [1, 3, 0, 0, 0]
     assert r.cracks["by_a"]["hands"] == 2 and r.cracks["by_a"]["a_win_rate"] == 1.0
     assert r.cracks["by_b"] == {"hands": 1, "a_win_rate": 0.0, "a_mean": -4.0, "recracked": 0}
-
-
-def test_derive_seed_is_stable_and_distinct():
-    assert derive_seed(0, "deal", 1) == derive_seed(0, "deal", 1)
-    assert len({derive_seed(s, "deal", i) for s in range(3) for i in range(100)}) == 300
-    assert 0 <= derive_seed(123, "x") < 2 ** 63
 
 
 def test_bad_pairs_are_rejected():

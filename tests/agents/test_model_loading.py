@@ -13,7 +13,8 @@ from gymnasium import spaces
 
 from widderkopf_env import Game
 from widderkopf_env.agents import load_agent
-from widderkopf_env.agents.shipped import POLICY_FILE, load_policy, save_policy
+from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.agents.shipped import POLICY_FILE
 from widderkopf_env.observation import OBS_SIZE
 
 pytest.importorskip("sb3_contrib")
@@ -100,7 +101,7 @@ def test_shipped_policy_is_plain_arrays_and_pickles_are_refused(tmp_path):
     with np.load(POLICY_FILE, allow_pickle=False) as data:  # would raise on object arrays
         assert all(data[k].dtype != object for k in data.files)
     # a policy file that smuggles in a pickled object is refused, not run
-    weights = load_policy()
+    weights = load_policy(POLICY_FILE)
     path = tmp_path / "policy.npz"
     save_policy(weights, path)
     assert load_policy(path)["activation"] == weights["activation"]

@@ -11,14 +11,15 @@ from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, load_agent
 from widderkopf_env.agents.canonical import ROLES
 from widderkopf_env.agents.features import SIZE as FEATURES
-from widderkopf_env.agents.net_agent import CardValues, NetAgent, load_values
-from widderkopf_env.agents.numpy_net import PolicySnapshot
-from widderkopf_env.agents.shipped import (
-    NET_FILE,
+from widderkopf_env.agents.net_agent import CardValues, NetAgent
+from widderkopf_env.agents.network_file import (
     load_net_agent,
     load_policy,
+    load_values,
     save_policy,
 )
+from widderkopf_env.agents.numpy_net import PolicySnapshot
+from widderkopf_env.agents.shipped import NET_FILE
 from widderkopf_env.cards import ALL_CARDS, ESCALATE, TRICKS, from_bits
 from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import PLAY

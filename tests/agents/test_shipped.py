@@ -8,7 +8,8 @@ import pytest
 
 from widderkopf_env import Game
 from widderkopf_env.agents import load_agent
-from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE, load_policy
+from widderkopf_env.agents.network_file import load_policy
+from widderkopf_env.agents.shipped import NET_FILE, POLICY_FILE
 from widderkopf_env.observation import OBS_SIZE
 
 SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", NET_FILE)])

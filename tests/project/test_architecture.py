@@ -3,8 +3,9 @@
 
 The core never imports the bots or the training code (the registry names the shipped bots
 by import path, as strings), the bots never import the training code, no module of the
-whole package takes part in an import cycle, no module is over 500 lines, and the core
-works with agents/ and train/ missing altogether.
+whole package takes part in an import cycle, no module imports another's private names,
+no module is over 500 lines, and the core works with agents/ and train/ missing
+altogether.
 """
 
 from __future__ import annotations
@@ -75,6 +76,24 @@ def test_core_never_imports_agents_or_train(path):
 @pytest.mark.parametrize("path", AGENTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_agents_never_import_train(path):
     assert upward(path, ("widderkopf_env.train",)) == []
+
+
+def private_imports(path: Path) -> list[str]:
+    """The names ``path`` imports from another module that are private to it (``_x``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sorted(f"{node.module or '.'}:{alias.name}" for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) for alias in node.names
+                  if alias.name.startswith("_") and not alias.name.startswith("__"))
+
+
+@pytest.mark.parametrize("path", sorted(MODULES.values()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_the_private_names_of_another(path):
+    assert private_imports(path) == []
+
+
+def test_the_private_import_check_catches_one(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    from .arena import _label, run_duplicate\n")
+    assert private_imports(tmp_path / "m.py") == ["arena:_label"]
 
 
 def test_the_check_catches_an_upward_import():

@@ -1,5 +1,6 @@
 """The console scripts as installed (``widderkopf-eval``, ``widderkopf-play``,
-``widderkopf-train`` next to the interpreter, and ``python -m widderkopf_env.train.demo``),
+``widderkopf-train``, ``widderkopf-distill``, ``widderkopf-values`` next to the interpreter,
+and ``python -m widderkopf_env.train.demo``),
 run as a user runs them: a short run exits 0; every bad command line exits 2 with a
 usage error and writes nothing; a missing ``[train]`` extra is named with its pip
 command; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) exits 130
@@ -22,7 +23,8 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
-SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train")
+SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf-distill",
+           "widderkopf-values")
 TRAIN_HINT = 'pip install "widderkopf-env[train]"'
 # a tiny, fast training configuration
 TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
@@ -229,6 +231,17 @@ BAD = [
      "must be at most 1"),
     ("widderkopf-train", ["--resume"], "--resume: no run in"),
     ("widderkopf-train", ["--out", "afile"], "exists and is not a folder"),
+    ("widderkopf-distill", ["values", "--out", "v", "--shards", "1"], "invalid choice: 'values'"),
+    ("widderkopf-distill", ["generate", "--out", "d", "--shards", "0"],
+     "--shards: expected an integer >= 1"),
+    ("widderkopf-values", ["data", "--out", "v", "--shards", "1", "--tricks", "0", "8"],
+     "--tricks: expected an integer in 1..17"),
+    ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz"],
+     "no shards"),
+    ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz",
+                           "--net-arch", "256 256"], "--net-arch: expected comma-separated"),
+    ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
+     "--init: 'nobody' is neither 'ppo', 'net'"),
     ("demo", ["--steps", "0"], "--steps: expected an integer >= 1"),
     ("demo", ["--out", "."], "not an earlier demo's folder"),
 ]

@@ -52,6 +52,8 @@ EXPECTED_SCRIPTS = {
     "widderkopf-train": "widderkopf_env.train.ppo:main",
     "widderkopf-exploit": "widderkopf_env.train.exploit:main",
     "widderkopf-train-rllib": "widderkopf_env.train.rllib.cli:main",
+    "widderkopf-distill": "widderkopf_env.train.distill_cli:main",
+    "widderkopf-values": "widderkopf_env.train.value_cli:main",
 }
 
 

@@ -193,7 +193,7 @@ def local_ray():
 def tiny_args(out, *extra) -> argparse.Namespace:
     p = train.parser()
     args = p.parse_args(["--iterations", "2", "--num-env-runners", "0", "--batch", "128",
-                         "--minibatch", "64", "--epochs", "1", "--hidden", "32",
+                         "--minibatch", "64", "--epochs", "1", "--net-arch", "32",
                          "--eval-pairs", "2", "--eval-every", "0", "--checkpoint-every", "1",
                          "--snapshot-return", "-1000", "--out", str(out), *extra])
     train.check_args(p, args)

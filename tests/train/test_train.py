@@ -134,6 +134,27 @@ def test_snapshot_matches_torch_policy(policy):
     assert n > 100
 
 
+def test_escalate_logit_numpy_runtime_and_torch_twin_agree():
+    import torch
+
+    from widderkopf_env.agents.numpy_net import add_escalate_logit
+    from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS
+    from widderkopf_env.train.torch_policy import with_escalate_logit
+
+    rng = np.random.default_rng(1)
+    z = rng.normal(0.0, 3.0, (64, NUM_ACTIONS)).astype(np.float32)
+    legal = rng.random((64, NUM_CARDS)) < 0.3
+    legal[:4] = False  # answering a crack: no card legal, the raw logit stays
+    want = with_escalate_logit(torch.as_tensor(z), torch.as_tensor(legal)).numpy()
+    got = add_escalate_logit(z.copy(), legal)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(got[:4], z[:4])
+    cards = np.where(legal[4:], z[4:, :NUM_CARDS], -np.inf)
+    p = np.exp(got[4:, ESCALATE]) / (np.exp(got[4:, ESCALATE]) + np.exp(cards).sum(axis=1))
+    np.testing.assert_allclose(p, 1.0 / (1.0 + np.exp(-z[4:, ESCALATE])), rtol=1e-4)
+    assert not np.array_equal(got[4:, ESCALATE], z[4:, ESCALATE])
+
+
 def test_opponent_pool_draws_by_mix():
     pool = OpponentPool({"heuristic": 0.5, "random": 0.2})
     rng = np.random.default_rng(0)
@@ -183,7 +204,8 @@ def test_init_warm_starts_the_actor_from_a_policy_file(tmp_path):
     1e-12 it stays there), --crack-after defaults to 0, and the critic is left alone."""
     from sb3_contrib import MaskablePPO
 
-    from widderkopf_env.agents.shipped import NET_FILE, load_policy
+    from widderkopf_env.agents.network_file import load_policy
+    from widderkopf_env.agents.shipped import NET_FILE
 
     out = tmp_path / "warm"
     train_from_args(["--total-steps", "256", "--n-envs", "2", "--out", str(out), "--init", "net",

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from widderkopf_env.agents.cli_args import int_list
+
 from .league import (
     HEURISTIC,
     MAIN,
@@ -48,16 +50,6 @@ def _probability(text):
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
-
-
-def _hidden(text):
-    try:
-        sizes = [int(x) for x in text.split(",")]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) <= 0:
-        raise argparse.ArgumentTypeError(f"must be layer sizes like 256,256, got {text!r}")
-    return sizes
 
 
 def parser() -> argparse.ArgumentParser:
@@ -92,7 +84,8 @@ def parser() -> argparse.ArgumentParser:
     a("--lr", type=_positive(float), default=1e-3)
     a("--sample-timeout", type=_positive(float), default=600.0, help="seconds to wait "
       "for the env runners' samples in one iteration (default 600)")
-    a("--hidden", type=_hidden, default=[128, 128], help="hidden layer sizes (128,128)")
+    a("--net-arch", type=int_list, default="128,128", metavar="N,N,...",
+      help="hidden layer sizes (default 128,128)")
     return p
 
 
@@ -124,7 +117,7 @@ def build_config(args):
     from .modules import HeuristicRLModule, MaskedPPOTorchRLModule
 
     env_name = register()
-    model = {"fcnet_hiddens": list(args.hidden), "fcnet_activation": "relu"}
+    model = {"fcnet_hiddens": list(args.net_arch), "fcnet_activation": "relu"}
     specs = {mid: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
              for mid in module_ids(args.slots) if mid != HEURISTIC}
     specs[HEURISTIC] = RLModuleSpec(module_class=HeuristicRLModule)
