@@ -164,12 +164,22 @@ def test_resume_of_a_damaged_folder_exits_2_and_changes_nothing(run, capsys, how
     assert snapshot(run) == before
 
 
-def test_resume_to_a_step_already_reached_exits_2_and_changes_nothing(run, capsys):
+@pytest.mark.parametrize("state", ["finished", "killed after the first checkpoint"])
+def test_resume_to_a_step_already_reached_exits_2_and_changes_nothing(run, tmp_path, capsys,
+                                                                     state):
+    if state != "finished":  # no evaluation at the newest checkpoint's step
+        run = tmp_path / "killed"
+        args = [a for a in TINY]
+        args[args.index("--eval-every") + 1] = "0"
+        assert main(["--out", str(run), "--total-steps", "128", *args]) == 0
+        for p in checkpoints.paths(run / "checkpoints", 128):
+            p.unlink()
+    at = 128 if state == "finished" else 64
     before = snapshot(run)
-    for total in ("128", "64"):
-        assert main(["--out", str(run), "--resume", "--total-steps", total]) == 2
+    for total in (at, at - 32):
+        assert main(["--out", str(run), "--resume", "--total-steps", str(total)]) == 2
         [line] = error_lines(capsys.readouterr().err)
-        assert "is at step 128 already" in line
+        assert f"is at step {at} already" in line
         assert snapshot(run) == before
     assert main(["--out", str(run), "--resume", "--total-steps", "192"]) == 0  # still fine
 
