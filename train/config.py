@@ -300,11 +300,11 @@ def check(cfg: dict) -> None:
 
 
 def read_saved(out: Path) -> dict:
-    """The settings in ``out``/config.json, checked (:class:`RunFolderError` if missing
-    or bad)."""
+    """The settings in ``out``/config.json, checked: UsageError if there is none (no run
+    to resume), :class:`RunFolderError` if it is damaged."""
     saved = out / "config.json"
     if not saved.is_file():
-        raise RunFolderError(f"--resume: no run in {out} (config.json missing)")
+        raise UsageError(f"--resume: no run in {out} (config.json missing)")
     try:
         data = json.loads(saved.read_text())
     except (OSError, ValueError) as err:
