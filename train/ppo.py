@@ -212,13 +212,17 @@ def train(cfg: dict) -> dict:
     s = Session(cfg, out, log)
     try:
         with RunLock(out):
-            _prepare(s)
-            _build(s)
-            _commit(s)
-            s.phases["setup"] = time.perf_counter() - s.t0
-            _learn(s)
-            final, best = _final_evaluation(s)
-            return _finish(s, final, best)
+            try:
+                _prepare(s)
+                _build(s)
+                _commit(s)
+                s.phases["setup"] = time.perf_counter() - s.t0
+                _learn(s)
+                final, best = _final_evaluation(s)
+                return _finish(s, final, best)
+            finally:
+                if s.vec_env is not None:  # its worker processes, on any exit
+                    s.vec_env.close()
     except KeyboardInterrupt:
         if s.bar is not None and getattr(s.bar, "pbar", None) is not None:
             s.bar.pbar.close()
