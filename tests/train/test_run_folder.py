@@ -236,3 +236,20 @@ def test_a_full_disk_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
     [line] = error_lines(capsys.readouterr().err)
     assert os.strerror(errno.ENOSPC) in line
     assert not (out / LOCK_NAME).exists()
+
+
+def test_the_lock_names_its_holder_and_leaves_nothing_behind(tmp_path):
+    from widderkopf_env.train.run_folder import FolderInUse, RunLock
+
+    out = tmp_path / "new" / "run"
+    with RunLock(out):
+        holder = json.loads((out / LOCK_NAME).read_text())
+        assert holder["pid"] == os.getpid() and holder["host"] and holder["started"]
+        with pytest.raises(FolderInUse, match=f"pid {os.getpid()} on "), RunLock(out):
+            pass
+        assert (out / LOCK_NAME).exists()  # the refused second lock removed nothing
+    assert not (tmp_path / "new").exists()  # folders made for the lock alone are removed
+    (out / "keep").mkdir(parents=True)
+    with RunLock(out):
+        pass
+    assert [p.name for p in out.iterdir()] == ["keep"]
