@@ -58,8 +58,9 @@ def check_fresh(out: Path, force: bool) -> None:
     if found and not force:
         what = ("already holds a run" if "config.json" in found
                 else "holds files of a run without its config.json")
+        shown = found[:4] + ([f"{len(found) - 4} more"] if len(found) > 4 else [])
         raise RunFolderError(
-            f"{out} {what} ({', '.join(found)}): pass --resume to continue it, "
+            f"{out} {what} ({', '.join(shown)}): pass --resume to continue it, "
             "--force-restart to delete them and start afresh, or choose another --out")
 
 
