@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, ProgressBarCallback
 
 from . import checkpoints
 from .evaluation import describe, evaluate
@@ -29,7 +29,7 @@ from .opponents import opponent_mix
 class TrainingRun:
     """State and schedule of one training run (see the module documentation)."""
 
-    def __init__(self, cfg: dict, out: Path, vec_env, log=print):
+    def __init__(self, cfg: dict, out: Path, vec_env, log=print, started: float | None = None):
         self.cfg, self.out, self.vec_env, self.log = cfg, out, vec_env, log
         self.pool: list[dict] = []  # {"steps": n, "weights": {...}}
         self.history: list[dict] = []
@@ -39,7 +39,8 @@ class TrainingRun:
         self.next_snapshot = cfg["snapshot_every"] if cfg["self_play"] else None
         self.timers = defaultdict(float)  # accumulated over sessions (resume)
         self.mix = self.escalation = None
-        self._session_start = time.perf_counter()
+        self.best_weights: dict | None = None  # of a best model found in this session
+        self._session_start = time.perf_counter() if started is None else started
         self._wall_before = 0.0
 
     # --- opponents ---------------------------------------------------------------------------
@@ -82,12 +83,16 @@ class TrainingRun:
             self.checkpoint(model)
 
     def evaluate(self, model) -> dict:
-        """Evaluate the current policy (logged, kept in the history, best model saved)."""
-        t = time.perf_counter()
+        """Evaluate the current policy (logged, kept in the history, best model saved);
+        at a step already in the history (a resumed run that had ended there), return
+        that entry instead."""
         steps = int(model.num_timesteps)
+        if self.history and self.history[-1]["steps"] == steps:
+            return self.history[-1]
+        t = time.perf_counter()
         cfg = self.cfg
-        res = evaluate(export_policy(model), cfg["eval_pairs"], cfg["eval_seed"],
-                       cfg["eval_workers"])
+        weights = export_policy(model)
+        res = evaluate(weights, cfg["eval_pairs"], cfg["eval_seed"], cfg["eval_workers"])
         entry = {"steps": steps, "seconds": round(self.wall_seconds(), 1), **res}
         self.history.append(entry)
         for opp, r in res.items():
@@ -99,6 +104,7 @@ class TrainingRun:
         mark = ""
         if h is not None and (self.best is None or h["mean"] > self.best["mean"]):
             self.best = {"steps": steps, "mean": h["mean"], "ci95": h["ci95"]}
+            self.best_weights = weights
             checkpoints.save_model(model, self.out / "best_model.zip")
             checkpoints.write_atomic(self.out / "best_model.json",
                                      (json.dumps(self.best) + "\n").encode())
@@ -147,7 +153,6 @@ class TrainingRun:
         self.timers = defaultdict(float, state["timers"])
         self.timers["env_before"] = self.timers.pop("env", 0.0)
         self._wall_before = state["wall_seconds"]
-        self._session_start = time.perf_counter()
         random.setstate(state["rng"]["python"])
         np.random.set_state(state["rng"]["numpy"])
         torch.set_rng_state(torch.from_numpy(np.array(state["rng"]["torch"], np.uint8)))
@@ -159,6 +164,20 @@ class TrainingRun:
             on_disk = json.loads(best_file.read_text())
             if self.best is None or on_disk["mean"] > self.best["mean"]:
                 self.best = on_disk
+
+
+class ProgressBar(ProgressBarCallback):
+    """SB3's progress bar over the steps the session will train (whole rollouts, see
+    :func:`.ppo.planned_steps`), so that it ends at its total."""
+
+    def __init__(self, planned: int):
+        super().__init__()
+        self.planned = planned
+
+    def _on_training_start(self) -> None:
+        from stable_baselines3.common import callbacks
+
+        self.pbar = callbacks.tqdm(total=self.planned)
 
 
 class RunCallback(BaseCallback):

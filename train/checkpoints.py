@@ -24,7 +24,6 @@ readable, both checksums right) and the reason each newer one was skipped.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -36,11 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .run_folder import RunFolderError, artefacts
+from .run_folder import remove_temporaries_in as remove_stale_temporaries
+
 FORMAT, VERSION = "widderkopf-checkpoint", 2
 _NAME = re.compile(r"^step_(\d+)\.(zip|state\.npz|state\.pkl)$")
 
 
-class NothingToResume(RuntimeError):
+class NothingToResume(RunFolderError):
     """``--resume`` found no checkpoint that verifies, and starting afresh would overwrite
     the run's outputs (see :func:`check_restart`)."""
 
@@ -255,16 +257,11 @@ def latest(directory: Path) -> tuple[Path, dict] | None:
     return find_latest(directory)[0]
 
 
-#: Files and folders of a run that a fresh start would overwrite or add to.
-OUTPUTS = ("config.json", "best_model.zip", "best_model.json", "final_model.zip",
-           "eval_history.json", "learning_curve.png", "summary.json", "tb")
-
-
 def check_restart(out: Path, skipped: list[str], force: bool) -> None:
     """Called when ``--resume`` found no checkpoint that verifies: unless ``force``, raise
-    :class:`NothingToResume` if ``out`` holds any output of the run (a run resumed with
+    :class:`NothingToResume` if ``out`` holds any artefact of the run (a run resumed with
     ``--resume`` always has its config.json, so without ``force`` it never restarts)."""
-    found = [name for name in OUTPUTS if (out / name).exists()]
+    found = [name for name in artefacts(out) if not name.startswith("checkpoints")]
     if skipped:
         found.append(f"checkpoints/ (none of {len(skipped)} verifies)")
     if found and not force:
@@ -296,14 +293,6 @@ def save_config(out: Path, cfg: dict) -> None:
     write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
 
 
-def remove_stale_temporaries(directory: Path) -> None:
-    """Delete temporary files left by a crash during :func:`write_atomic`."""
-    if directory.is_dir():
-        for p in directory.glob(".*.tmp"):
-            with contextlib.suppress(OSError):
-                p.unlink()
-
-
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`train`: ``steps`` learned so far, ``checkpoint`` the step of
     the newest complete checkpoint in ``out`` (None: none yet). A ``KeyboardInterrupt``,
@@ -317,7 +306,8 @@ class TrainingInterrupted(KeyboardInterrupt):
         resume = f"widderkopf-train --out {shlex.quote(self.out)} --resume"
         if self.checkpoint is None:
             return (f"stopped at step {self.steps:,}, before the first checkpoint; "
-                    f"{resume} starts the run afresh")
+                    f"{resume} --force-restart starts the run again from step 0 with its "
+                    "settings")
         back = "" if self.checkpoint == self.steps else (
             f" (it goes on from the checkpoint at step {self.checkpoint:,})")
         return f"stopped at step {self.steps:,}; resume with: {resume}{back}"

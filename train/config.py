@@ -1,12 +1,20 @@
-"""The settings of ``widderkopf-train``: its argument parser and the checks of a run's
-config (every check happens before anything is written; see :mod:`.train_ppo`)."""
+"""The settings of ``widderkopf-train``, declared once.
+
+:class:`TrainConfig` holds every setting with its default and its meaning (one field
+each, as CleanRL's ``Args``); the argument parser (:func:`build_parser`), the checks of
+a saved ``config.json`` (:func:`check_saved`) and the defaults table of the docs
+(:func:`defaults_table`) are all built from it. A run's settings travel as the plain dict
+``asdict(TrainConfig)`` (see :func:`parse_config`); nothing here imports the trainer.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, derive_seed
@@ -21,13 +29,163 @@ from widderkopf_env.agents.cli_args import (
     require_train_extra,
 )
 
-POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
+from .run_folder import RunFolderError
 
+POSITIVE, COUNT, SHARE, ABOVE0 = integer(1), integer(0), number(0, 1), number(0, low_open=True)
 NET_SIZES = {"small": [64, 64], "medium": [256, 256], "large": [512, 512]}
-# Flags that --resume may change; every other setting is the run's own.
-RUN_CONTROL = {"total_steps", "n_envs", "vec_env", "eval_every", "eval_pairs", "eval_workers",
-               "final_eval_pairs", "checkpoint_every", "keep_checkpoints", "torch_threads",
-               "progress_bar", "resume", "out", "quiet", "force_restart"}
+GROUPS = ("run", "environment", "self-play", "network and PPO", "evaluation and checkpoints")
+ROLLOUT_STEPS = 8192  # steps per update that the default --n-steps aims at
+
+
+def setting(default=MISSING, help: str = "", *, type=None, group: str = "run",
+            choices=None, metavar=None, action=None, flag=None, run_control=False,
+            cli=True, shown=None, factory=None):
+    """A :class:`TrainConfig` field: its default, help text and command-line form.
+    ``run_control``: ``--resume`` may change it; ``cli=False``: derived, no option;
+    ``shown``: the default as the docs table and ``--help`` show it (when it is worked
+    out at run time)."""
+    meta = {"help": help, "type": type, "group": group, "choices": choices,
+            "metavar": metavar, "action": action, "flag": flag, "run_control": run_control,
+            "cli": cli, "shown": shown}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _workers_default() -> int:
+    return default_workers()
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a ``widderkopf-train`` run (the keys of its config.json)."""
+
+    total_steps: int = setting(5_000_000, "learner decisions to train on (PPO trains in "
+                               "whole rollouts of --n-steps x --n-envs, so the run ends at "
+                               "the first multiple at or above it)", type=POSITIVE,
+                               run_control=True)
+    out: str = setting("runs/ppo", "output directory (one run per folder; a second process "
+                       "on it exits 2)", type=str, run_control=True)
+    resume: bool = setting(False, "continue from the newest checkpoint in --out",
+                           action="store_true", run_control=True)
+    force_restart: bool = setting(False, "start the run in --out again from step 0, "
+                                  "deleting its outputs (with --resume: its settings, "
+                                  "when no checkpoint verifies)", action="store_true",
+                                  run_control=True)
+    seed: int = setting(0, "seeds the model, the envs and the evaluation deals", type=COUNT)
+    n_envs: int = setting(16, "envs stepped in lockstep", type=POSITIVE,
+                          group="environment", run_control=True)
+    vec_env: str = setting("dummy", "dummy: all envs in this process (DummyVecEnv); "
+                           "subproc: one process per env (SubprocVecEnv); native: all envs "
+                           "in one batched engine (fixed --opponent only)",
+                           choices=("dummy", "subproc", "native"), group="environment",
+                           run_control=True)
+    opponent: str = setting("heuristic", "fixed opponent", type=agent_spec,
+                            group="environment")
+    reward_shaping: bool = setting(True, "the env's dense card-point shaping (+-(card point "
+                                   "diff)/121 per hand)",
+                                   action=argparse.BooleanOptionalAction, group="environment")
+    reward_scale: float = setting(0.25, "rewards are multiplied by this (game points are "
+                                  "1..64)", type=ABOVE0, group="environment")
+    warmup_random: int = setting(0, "curriculum: train against the random bot for the first "
+                                 "STEPS", type=COUNT, metavar="STEPS", group="environment")
+    crack_after: int | None = setting(None, "curriculum: the learner may not escalate "
+                                      "(crack) in training before STEPS; evaluations play "
+                                      "the policy unrestricted, so they may show cracks "
+                                      "earlier", type=COUNT, metavar="STEPS",
+                                      group="environment", shown="500000; 0 with --init")
+    self_play: bool = setting(False, "opponents: the bots mixed with a pool of the learner's "
+                              "snapshots", action="store_true", group="self-play")
+    snapshot_every: int = setting(250_000, "add the current policy to the pool every STEPS",
+                                  type=POSITIVE, metavar="STEPS", group="self-play")
+    pool_size: int = setting(8, "snapshots kept (0: all)", type=COUNT, group="self-play")
+    p_heuristic: float = setting(0.5, "share of episodes against the heuristic bot",
+                                 type=SHARE, group="self-play")
+    p_random: float = setting(0.1, "share of episodes against the random bot (the rest: "
+                              "the pool)", type=SHARE, group="self-play")
+    net_arch: list[int] = setting(help="hidden layer sizes of the policy and of the value "
+                                  "net (--net-size: " + ", ".join(
+                                      f"{k} {v}" for k, v in NET_SIZES.items()) + ")",
+                                  type=int_list, metavar="N,N,...", group="network and PPO",
+                                  factory=lambda: [256, 256], shown="256,256")
+    policy: str = setting("canonical", "canonical: the MLP sees the cards in trump-relative "
+                          "order (train/torch_policy.py); mlp: SB3's plain MlpPolicy",
+                          choices=("canonical", "mlp"), group="network and PPO")
+    activation: str = setting("relu", "activation of the hidden layers",
+                              choices=("relu", "tanh"), group="network and PPO")
+    init: str | None = setting(None, "warm start: the actor starts from this policy's "
+                               "weights: 'ppo', 'net' (the shipped files) or a .npz written "
+                               "by widderkopf-distill (the critic starts fresh; its layers "
+                               "must match --net-arch)", type=str, metavar="POLICY",
+                               group="network and PPO")
+    lr: float = setting(1e-3, "Adam learning rate", type=ABOVE0, group="network and PPO")
+    lr_schedule: str = setting("linear", "linear: decays to 10% of --lr at --total-steps",
+                               choices=("constant", "linear"), group="network and PPO")
+    n_steps: int | None = setting(None, "rollout steps per env", type=POSITIVE,
+                                  group="network and PPO",
+                                  shown=f"{ROLLOUT_STEPS} / --n-envs, at least 32")
+    batch_size: int = setting(1024, "minibatch size of the gradient updates (at most "
+                              "n-steps x n-envs are used)", type=integer(2),
+                              group="network and PPO")
+    n_epochs: int = setting(4, "passes over each rollout", type=POSITIVE,
+                            group="network and PPO")
+    gamma: float = setting(1.0, "discount factor", type=SHARE, group="network and PPO")
+    gae_lambda: float = setting(0.95, "bias/variance trade-off of the advantage estimate "
+                                "(GAE)", type=SHARE, group="network and PPO")
+    clip_range: float = setting(0.2, "PPO's clipping of the policy ratio", type=ABOVE0,
+                                group="network and PPO")
+    ent_coef: float = setting(0.01, "entropy bonus coefficient", type=number(0),
+                              group="network and PPO")
+    vf_coef: float = setting(0.5, "value loss coefficient", type=number(0),
+                             group="network and PPO")
+    max_grad_norm: float = setting(0.5, "gradients are clipped to this norm", type=ABOVE0,
+                                   group="network and PPO")
+    eval_every: int = setting(100_000, "evaluate every STEPS (0: only at the end)",
+                              type=COUNT, metavar="STEPS",
+                              group="evaluation and checkpoints", run_control=True)
+    eval_pairs: int | None = setting(None, "duplicate deal pairs per opponent of the "
+                                     "periodic evaluations", type=POSITIVE,
+                                     group="evaluation and checkpoints", run_control=True,
+                                     shown="300, at most --final-eval-pairs")
+    eval_workers: int = setting(help="processes of the evaluations", type=POSITIVE,
+                                group="evaluation and checkpoints", run_control=True,
+                                factory=_workers_default, shown="the CPU cores")
+    final_eval_pairs: int | None = setting(None, "pairs per opponent of the final "
+                                           "evaluation of the final and (if another "
+                                           "model) the best model", type=POSITIVE,
+                                           group="evaluation and checkpoints",
+                                           run_control=True,
+                                           shown="--total-steps / 1000, from 100 to 2000")
+    checkpoint_every: int = setting(100_000, "save a checkpoint every STEPS (0: only at the "
+                                    "end)", type=COUNT, metavar="STEPS",
+                                    group="evaluation and checkpoints", run_control=True)
+    keep_checkpoints: int = setting(3, "0: keep all", type=COUNT,
+                                    group="evaluation and checkpoints", run_control=True)
+    torch_threads: int = setting(1, "torch threads for the gradient updates (rollouts "
+                                 "always use 1: their forward passes are too small to "
+                                 "share)", type=POSITIVE, group="evaluation and checkpoints",
+                                 run_control=True)
+    progress_bar: bool = setting(True, "no progress bar", action="store_false",
+                                 flag="--no-progress-bar", group="evaluation and checkpoints",
+                                 run_control=True)
+    quiet: bool = setting(False, "print only the summary line", action="store_true",
+                          group="evaluation and checkpoints", run_control=True)
+    eval_seed: int | None = setting(None, "seed of the periodic evaluations' deals",
+                                    cli=False, shown="derived from --seed")
+    final_eval_seed: int | None = setting(None, "seed of the final evaluation's deals",
+                                          cli=False, shown="derived from --seed")
+
+
+#: Settings that --resume may change; every other setting is the run's own.
+RUN_CONTROL = frozenset(f.name for f in fields(TrainConfig) if f.metadata["run_control"])
+
+
+def _flag(f) -> str:
+    return f.metadata["flag"] or "--" + f.name.replace("_", "-")
+
+
+def _default(f):
+    return f.default_factory() if f.default is MISSING else f.default
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -40,109 +198,62 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """``widderkopf-train``'s parser, one option per :class:`TrainConfig` field."""
     p = argparse.ArgumentParser(
-        prog="widderkopf-train", description=_description(), formatter_class=_Help,
+        prog="widderkopf-train", formatter_class=_Help,
+        description="Train a MaskablePPO agent for Widderkopf (widderkopf-train).",
         usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]")
-    a = p.add_argument
-    a("--total-steps", type=POSITIVE, default=5_000_000, help="learner decisions to train on")
-    a("--out", type=Path, default=Path("runs/ppo"), help="output directory")
-    a("--resume", action="store_true", help="continue from the newest checkpoint in --out")
-    a("--force-restart", action="store_true",
-      help="with --resume: if no checkpoint verifies, start again from step 0 (overwrites "
-           "the run's outputs)")
-    a("--seed", type=COUNT, default=0,
-      help="seeds the model, the envs and the evaluation deals")
-    g = p.add_argument_group("environment")
-    g.add_argument("--n-envs", type=POSITIVE, default=16, help="envs stepped in lockstep")
-    g.add_argument("--vec-env", choices=("dummy", "subproc", "native"), default="dummy",
-                   help="dummy: all envs in this process (DummyVecEnv; fastest here, as the "
-                        "env takes only ~16%% of the time: see bench/train.py); subproc: one "
-                        "process per env (SubprocVecEnv); native: all envs in one batched "
-                        "engine (fixed --opponent only; faster from ~100+ envs)")
-    g.add_argument("--opponent", default="heuristic", type=agent_spec,
-                   help=agent_help("fixed opponent"))
-    g.add_argument("--reward-shaping", action=argparse.BooleanOptionalAction, default=True,
-                   help="the env's dense card-point shaping (+-(card point diff)/121 per hand)")
-    g.add_argument("--reward-scale", type=number(0, low_open=True), default=0.25,
-                   help="rewards are multiplied by this (game points are 1..64)")
-    g.add_argument("--warmup-random", type=COUNT, default=0, metavar="STEPS",
-                   help="curriculum: train against the random bot for the first STEPS")
-    g.add_argument("--crack-after", type=COUNT, default=None, metavar="STEPS",
-                   help="curriculum: the learner may not escalate (crack) before STEPS "
-                        "(default 500000; 0 with --init)")
-    g = p.add_argument_group("self-play")
-    g.add_argument("--self-play", action="store_true",
-                   help="opponents: the bots mixed with a pool of the learner's snapshots")
-    g.add_argument("--snapshot-every", type=POSITIVE, default=250_000, metavar="STEPS",
-                   help="add the current policy to the pool every STEPS")
-    g.add_argument("--pool-size", type=COUNT, default=8, help="snapshots kept (0: all)")
-    g.add_argument("--p-heuristic", type=SHARE, default=0.5,
-                   help="share of episodes against the heuristic bot")
-    g.add_argument("--p-random", type=SHARE, default=0.1,
-                   help="share of episodes against the random bot (the rest: the pool)")
-    g = p.add_argument_group("network and PPO")
-    g.add_argument("--net-size", choices=sorted(NET_SIZES), default=None,
-                   help="preset hidden layers: " + ", ".join(
-                       f"{k} {v}" for k, v in NET_SIZES.items()))
-    g.add_argument("--net-arch", type=int_list, default="256,256", metavar="N,N,...",
-                   help="hidden layer sizes of the policy and of the value net")
-    g.add_argument("--policy", choices=("canonical", "mlp"), default="canonical",
-                   help="canonical: the MLP sees the cards in trump-relative order "
-                        "(train/torch_policy.py); mlp: SB3's plain MlpPolicy")
-    g.add_argument("--activation", choices=("relu", "tanh"), default="relu",
-                   help="activation of the hidden layers")
-    g.add_argument("--init", default=None, metavar="POLICY",
-                   help="warm start: the actor starts from this policy's weights: 'ppo', "
-                        "'net' (the shipped files) or a .npz written by widderkopf-distill "
-                        "(the critic starts fresh; its layers must match --net-arch)")
-    g.add_argument("--lr", type=number(0, low_open=True), default=1e-3,
-                   help="Adam learning rate")
-    g.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear",
-                   help="linear: decays to 10%% of --lr at --total-steps")
-    g.add_argument("--n-steps", type=POSITIVE, default=None,
-                   help="rollout steps per env; the default is 8192 / --n-envs (512)")
-    g.add_argument("--batch-size", type=integer(2), default=1024,
-                   help="minibatch size of the gradient updates (at most n-steps x n-envs "
-                        "are used)")
-    g.add_argument("--n-epochs", type=POSITIVE, default=4,
-                   help="passes over each rollout")
-    g.add_argument("--gamma", type=SHARE, default=1.0, help="discount factor")
-    g.add_argument("--gae-lambda", type=SHARE, default=0.95,
-                   help="bias/variance trade-off of the advantage estimate (GAE)")
-    g.add_argument("--clip-range", type=number(0, low_open=True), default=0.2,
-                   help="PPO's clipping of the policy ratio")
-    g.add_argument("--ent-coef", type=number(0), default=0.01,
-                   help="entropy bonus coefficient")
-    g.add_argument("--vf-coef", type=number(0), default=0.5, help="value loss coefficient")
-    g.add_argument("--max-grad-norm", type=number(0, low_open=True), default=0.5,
-                   help="gradients are clipped to this norm")
-    g = p.add_argument_group("evaluation and checkpoints")
-    g.add_argument("--eval-every", type=COUNT, default=100_000, metavar="STEPS",
-                   help="evaluate every STEPS (0: only at the end)")
-    g.add_argument("--eval-pairs", type=POSITIVE, default=300,
-                   help="duplicate deal pairs per opponent")
-    g.add_argument("--eval-workers", type=POSITIVE, default=default_workers(),
-                   help="processes of the evaluations")
-    g.add_argument("--final-eval-pairs", type=POSITIVE, default=2000,
-                   help="pairs of the final evaluation of the final and the best model")
-    g.add_argument("--checkpoint-every", type=COUNT, default=100_000, metavar="STEPS",
-                   help="save a checkpoint every STEPS (0: only at the end)")
-    g.add_argument("--keep-checkpoints", type=COUNT, default=3, help="0: keep all")
-    g.add_argument("--torch-threads", type=POSITIVE, default=1,
-                   help="torch threads for the gradient updates (rollouts always use 1: "
-                        "their forward passes are too small to share)")
-    g.add_argument("--no-progress-bar", dest="progress_bar", action="store_false",
-                   help="no progress bar")
-    g.add_argument("--quiet", action="store_true", help="print only the summary line")
+    groups = {g: p if g == "run" else p.add_argument_group(g) for g in GROUPS}
+    for f in fields(TrainConfig):
+        m = f.metadata
+        if not m["cli"]:
+            continue
+        text = agent_help(m["help"]) if f.name == "opponent" else m["help"]
+        text = text.replace("%", "%%")
+        if m["shown"] is not None and f.default is None:
+            text += f" (default: {m['shown']})"
+        kwargs = {"dest": f.name, "default": _default(f), "help": text}
+        if m["action"] is not None:
+            kwargs["action"] = m["action"]
+        else:
+            kwargs.update(type=m["type"], choices=m["choices"], metavar=m["metavar"])
+        if f.name == "net_arch":
+            kwargs["default"] = ",".join(map(str, _default(f)))
+        groups[m["group"]].add_argument(_flag(f), **kwargs)
+        if f.name == "net_arch":
+            groups[m["group"]].add_argument("--net-size", choices=sorted(NET_SIZES),
+                                            default=None,
+                                            help="preset --net-arch (see there)")
     add_version(p)
     return p
 
 
-def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> dict:
-    """The run's settings; with --resume, merged into the run's saved config.json.
+def resolve(cfg: dict) -> dict:
+    """``cfg`` with its run-time defaults worked out (see the fields' ``shown``)."""
+    cfg = dict(cfg)
+    if cfg["n_steps"] is None:
+        cfg["n_steps"] = max(32, ROLLOUT_STEPS // cfg["n_envs"])
+    if cfg["crack_after"] is None:
+        cfg["crack_after"] = 0 if cfg["init"] else 500_000
+    if cfg["final_eval_pairs"] is None:
+        cfg["final_eval_pairs"] = min(2000, max(100, cfg["total_steps"] // 1000))
+    if cfg["eval_pairs"] is None:
+        cfg["eval_pairs"] = min(300, cfg["final_eval_pairs"])
+    if cfg["eval_seed"] is None:
+        cfg["eval_seed"] = derive_seed(cfg["seed"], "eval")
+    if cfg["final_eval_seed"] is None:
+        cfg["final_eval_seed"] = derive_seed(cfg["seed"], "final-eval")
+    return cfg
 
-    Every check happens here, before anything is written: a bad value exits with a usage
-    error (status 2, via ``parser.error``), and so does a missing ``[train]`` extra."""
+
+def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> dict:
+    """The run's settings (``asdict(TrainConfig)``, defaults worked out); with --resume,
+    merged into the run's saved config.json (checked by :func:`check_saved`; a bad one
+    raises :class:`RunFolderError`).
+
+    Every check of the settings happens here, before anything is written: a bad value
+    exits with a usage error (status 2, via ``parser.error``), and so does a missing
+    ``[train]`` extra. The run folder itself is checked by the trainer under its lock."""
     parser = parser or build_parser()
     try:
         return _config(parser, argv)
@@ -151,47 +262,122 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
 
 
 def _config(parser: argparse.ArgumentParser, argv) -> dict:
-    args = parser.parse_args(argv)
-    cfg = vars(args)
-    if cfg.pop("net_size") is not None:
-        cfg["net_arch"] = NET_SIZES[args.net_size]
-    if cfg["n_steps"] is None:
-        cfg["n_steps"] = max(32, 8192 // args.n_envs)
-    if cfg["crack_after"] is None:
-        cfg["crack_after"] = 0 if args.init else 500_000
-    if args.init is not None:
-        cfg["init"] = str(_init_file(args.init, cfg))
-    if cfg["n_steps"] * args.n_envs < 2:
-        raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
-                         f"advantages over each rollout), got {cfg['n_steps']} x {args.n_envs}")
-    if args.self_play and args.p_heuristic + args.p_random > 1:
-        raise UsageError("--p-heuristic + --p-random must be at most 1")
-    if args.vec_env == "native" and (args.self_play or args.warmup_random):  # train/batched_vec_env.py
-        raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
-                         "--self-play or --warmup-random")
-    _check_out(args.out)
-    if args.resume:
-        saved = args.out / "config.json"
-        if not saved.exists():
-            raise UsageError(f"--resume: no run in {args.out} (config.json missing)")
-        try:
-            old = json.loads(saved.read_text())
-        except (OSError, ValueError) as err:
-            raise UsageError(f"--resume: {saved} is not a readable run config ({err})") from None
-        given = {k for k in vars(_given(parser, argv))}
+    args = vars(parser.parse_args(argv))
+    net_size = args.pop("net_size")
+    if net_size is not None:
+        args["net_arch"] = NET_SIZES[net_size]
+    args["out"] = str(args["out"])
+    cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
+    _check_out(Path(cfg["out"]))
+    if cfg["resume"]:
+        given = set(vars(_given(parser, argv))) | {"resume"}
+        if given & {"net_size"}:
+            given = (given - {"net_size"}) | {"net_arch"}
+        old = read_saved(Path(cfg["out"]))
         ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
         if ignored:
-            print(f"--resume: keeping the run's own settings; ignoring {ignored}", file=sys.stderr)
-        cfg = {**old, **{k: cfg[k] for k in RUN_CONTROL | {"resume"} if k in given}}
-        cfg["resume"] = True
-    elif (args.out / "config.json").exists():
-        raise UsageError(f"{args.out} already holds a run: pass --resume to continue it, or "
-                         "choose another --out")
+            print(f"--resume: keeping the run's own settings; ignoring {ignored}",
+                  file=sys.stderr)
+        cfg = resolve({**old, **{k: cfg[k] for k in RUN_CONTROL & given}, "resume": True})
+    if cfg["init"] is not None and not cfg["resume"]:
+        cfg["init"] = str(_init_file(cfg["init"], cfg))
+    check(cfg)
     require_train_extra("training")  # last: importing torch takes seconds
-    cfg["out"] = str(cfg["out"])
-    cfg.setdefault("eval_seed", derive_seed(cfg["seed"], "eval"))
-    cfg.setdefault("final_eval_seed", derive_seed(cfg["seed"], "final-eval"))
     return cfg
+
+
+def check(cfg: dict) -> None:
+    """The checks that need several settings; UsageError saying what is wrong."""
+    if cfg["n_steps"] * cfg["n_envs"] < 2:
+        raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
+                         f"advantages over each rollout), got {cfg['n_steps']} x "
+                         f"{cfg['n_envs']}")
+    if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
+        raise UsageError("--p-heuristic + --p-random must be at most 1")
+    if cfg["vec_env"] == "native" and (cfg["self_play"] or cfg["warmup_random"]):
+        raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
+                         "--self-play or --warmup-random")
+
+
+def read_saved(out: Path) -> dict:
+    """The settings in ``out``/config.json, checked: UsageError if there is none (no run
+    to resume), :class:`RunFolderError` if it is damaged."""
+    saved = out / "config.json"
+    if not saved.is_file():
+        raise UsageError(f"--resume: no run in {out} (config.json missing)")
+    try:
+        data = json.loads(saved.read_text())
+    except (OSError, ValueError) as err:
+        raise RunFolderError(f"--resume: {saved} is not a readable run config "
+                             f"({err})") from None
+    try:
+        return check_saved(data)
+    except ValueError as err:
+        raise RunFolderError(f"--resume: {saved} is not a config this version "
+                             f"wrote: {err}") from None
+
+
+NULLABLE = {"init"}  # settings that stay None once resolved
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
+
+
+def check_saved(data) -> dict:
+    """``data`` (a parsed config.json) as a settings dict; ValueError naming the first key
+    that is missing, unknown, of the wrong type or out of range."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    known = {f.name: f for f in fields(TrainConfig)}
+    data = {"force_restart": False, **data}  # a one-time order, never saved
+    unknown = sorted(set(data) - set(known))
+    missing = sorted(set(known) - set(data))
+    if unknown or missing:
+        raise ValueError(f"keys missing {missing}, unknown {unknown}")
+    cfg = {}
+    for name, f in known.items():
+        value, kind = data[name], f.type.replace(" | None", "")
+        if value is None and name in NULLABLE:
+            cfg[name] = None
+            continue
+        if kind == "list[int]":
+            ok = isinstance(value, list) and all(type(v) is int for v in value)
+        else:
+            allowed = _TYPES[kind]
+            ok = isinstance(value, allowed) and (kind == "bool" or not isinstance(value, bool))
+        if not ok:
+            raise ValueError(f"{name!r} must be {f.type}, got {value!r}")
+        convert = f.metadata["type"]
+        try:
+            if f.metadata["choices"] and value not in f.metadata["choices"]:
+                raise ValueError(f"one of {list(f.metadata['choices'])}")
+            if kind == "list[int]":
+                int_list(",".join(map(str, value)))
+            elif convert is not None and convert is not agent_spec and kind != "str":
+                convert(repr(value))
+        except (ValueError, argparse.ArgumentTypeError) as err:
+            raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
+        cfg[name] = value
+    return cfg
+
+
+def defaults_table() -> str:
+    """The markdown table of every setting, its default and its meaning (the docs show
+    this table; a test checks that they do)."""
+    rows = ["| option | default | meaning |", "|---|---|---|"]
+    for f in fields(TrainConfig):
+        m = f.metadata
+        name = f"`{_flag(f)}`" if m["cli"] else f"({f.name})"
+        if m["shown"] is not None:
+            shown = m["shown"]
+        elif m["action"] in ("store_true", "store_false"):
+            shown = "off"
+        elif isinstance(f.default, bool):
+            shown = "on" if f.default else "off"
+        elif f.default is None:
+            shown = "none"
+        else:
+            shown = f"{f.default:,}" if type(f.default) is int else str(f.default)
+        rows.append(f"| {name} | {shown} | {m['help'].replace('|', '/')} |")
+    return "\n".join(rows) + "\n"
 
 
 def _init_file(spec: str, cfg: dict) -> Path:
@@ -226,7 +412,3 @@ def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
                 kwargs["const"] = action.const
             quiet.add_argument(*action.option_strings, **kwargs)
     return quiet.parse_known_args(argv)[0]
-
-
-def _description() -> str:
-    return "Train a MaskablePPO agent for Widderkopf (widderkopf-train)."

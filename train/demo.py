@@ -8,15 +8,15 @@ and the heuristic bot and prints the mean game points per hand with 95% confiden
 intervals, next to those of the shipped policy (``load_agent("ppo")``) if the package has
 one. The heuristic scores 0 against itself, so a positive score against it beats it.
 
-``--out`` is emptied first, so it must be a new folder or one an earlier demo wrote (it
-holds config.json); anything else is refused. Ctrl-C stops it with one line and exit
+``--out`` is started afresh (``--force-restart``: an earlier demo's files are deleted),
+so it must be a new or empty folder or one an earlier demo wrote (it holds
+config.json); anything else is refused. Ctrl-C stops it with one line and exit
 status 130; the next demo starts afresh.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -27,6 +27,7 @@ from widderkopf_env.seeding import default_workers
 
 from .evaluation import evaluate
 from .ppo import TrainingInterrupted, parse_config, train
+from .run_folder import RunFolderError
 
 OPPONENTS = ("random", "heuristic")
 
@@ -77,19 +78,33 @@ def _run(args) -> int:
     workers = default_workers()
     print(f"Widderkopf PPO demo: training MaskablePPO against the heuristic bot for "
           f"{args.steps:,} steps on {workers} core(s); output in {args.out}/", flush=True)
-    shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
-    summary = train(parse_config([
-        "--total-steps", str(args.steps), "--out", str(args.out), "--n-envs", "16",
+    try:
+        summary = _train(args)
+    except RunFolderError as err:
+        raise UsageError(str(err)) from None
+    print()
+    learn = summary["phases"]["learn"]
+    print(f"Trained {summary['steps']:,} steps in {learn:.0f} s "
+          f"({summary['steps_per_second']:.0f} steps/s, {100 * summary['env_share']:.0f}% "
+          f"of the time in the env); total {time.perf_counter() - t0:.0f} s so far.")
+    _report(args, summary, workers)
+    return 0
+
+
+def _train(args) -> dict:
+    return train(parse_config([
+        "--total-steps", str(args.steps), "--out", str(args.out), "--force-restart",
+        "--n-envs", "16",
         "--vec-env", "dummy", "--crack-after", str(args.steps // 2), "--eval-every", "200000",
         "--eval-pairs", "200", "--checkpoint-every", "400000",
         "--final-eval-pairs", str(args.pairs),
         *([] if sys.stdout.isatty() else ["--no-progress-bar"]),
     ]))
-    print()
-    print(f"Trained {summary['steps']:,} steps in {summary['wall_seconds']:.0f} s "
-          f"({summary['steps_per_second']:.0f} steps/s, {100 * summary['env_share']:.0f}% "
-          f"of the time in the env); total {time.perf_counter() - t0:.0f} s so far.")
+
+
+def _report(args, summary: dict, workers: int) -> None:
+    """The demo model's final results next to the shipped policy's."""
     # the shipped policy plays the very deals the demo model's final evaluation played
     shipped, why = shipped_results(args.pairs, summary["final_eval_seed"], workers)
     demo = summary["final"]
@@ -112,7 +127,6 @@ def _run(args) -> int:
     print(f"  (for reference, the random bot against the heuristic: {_fmt(ref.mean, ref.ci95)})")
     print(f"\nThe demo model is {args.out / 'final_model.zip'} (an agent for "
           "widderkopf-eval and widderkopf-play via load_agent(path)).")
-    return 0
 
 
 if __name__ == "__main__":

@@ -25,8 +25,13 @@ it plays both seats). Opponents (see :mod:`.opponents`):
 Every ``--eval-every`` steps the deterministic policy plays ``--eval-pairs`` duplicate
 deal pairs against the heuristic and the random bot (fixed seed, so evaluations are
 comparable); the best by mean game points vs the heuristic is kept as best_model.zip.
-At the end, the final and the best model are evaluated afresh on ``--final-eval-pairs``
-pairs with another seed (the unbiased figures). The output directory holds::
+At the end, the final model is evaluated afresh on ``--final-eval-pairs`` pairs with
+another seed (the unbiased figures), and so is the best model if it is another model
+(if the final model is the best, it is evaluated once and ``best`` repeats ``final``).
+Both pair counts default to a share of ``--total-steps`` (see :mod:`.config`), so a
+short run evaluates briefly. Evaluations play the policy as it is: before
+``--crack-after`` the learner was not allowed to escalate in training, but its (untrained)
+escalation is played in evaluations. The output directory holds::
 
     config.json  tb/  checkpoints/  best_model.zip  final_model.zip  final_policy.npz
     eval_history.json  learning_curve.png  summary.json
@@ -34,42 +39,51 @@ pairs with another seed (the unbiased figures). The output directory holds::
 (``final_policy.npz``: the final actor as numpy arrays, an agent without torch:
 ``widderkopf-eval runs/ppo/final_policy.npz heuristic``, or ``--init`` of another run.)
 
-Why the defaults (from short runs on 2 CPU cores, see ``bench/train.py``):
-
-- ``--policy canonical`` (:mod:`.policies`): the network sees the cards in trump-relative
-  order and asks "escalate?" as a yes/no of its own. After 1M steps it scored -0.24 per
-  hand against the heuristic where SB3's plain ``MlpPolicy`` scored -0.65.
-- ``--crack-after 500000``: a plain learner stops escalating for good early on (its
-  escalate probability fell to ~1e-8 while cracking still lost), and an agent that never
-  cracks cannot beat one that cracks its good hands. Card play first, escalation after.
-- 16 envs in one process (``--vec-env dummy``): the env takes only ~16% of the time, so
-  per-step inter-process traffic costs more than the second core gives: ~3,800 steps/s
-  against ~1,100 for ``SubprocVecEnv`` over 2 envs. ``--torch-threads 2`` gave +20% on an
-  idle machine but made the updates 10x slower while another process held a core.
-- rewards: game points x 0.25 (values up to 64 would otherwise dominate the clipped
-  gradient) plus the env's card-point shaping; ``gamma`` 1 (one hand is ~19 decisions);
-  ``--lr`` 1e-3 decaying linearly to 1e-4.
+One process at a time owns the folder (:mod:`.run_folder`: an OS lock; a second
+``widderkopf-train`` on it exits 2 naming the first). Everything is checked before the
+first write: the settings, the folder (a new run never starts over another run's files
+without ``--force-restart``), and the model and envs are built (a size that cannot be
+allocated fails here). Any refusal is one line and exit status 2, with the folder as it
+was; so is an I/O error during the run (a full disk).
 
 ``--resume`` goes on from the newest checkpoint in ``--out`` that verifies (see
 :mod:`.checkpoints`; it names each newer one it skipped, and why). If none verifies it
 stops (exit 2) rather than overwrite the run's outputs, unless ``--force-restart`` is
-given (then the run starts again from step 0). The run's settings come from its
-config.json, except the run-control flags ``--total-steps``, ``--n-envs``, ``--vec-env``,
-``--eval-*``, ``--checkpoint-every``, ``--keep-checkpoints``, ``--torch-threads``,
-``--no-progress-bar`` and ``--force-restart``, which may be given anew.
+given (then the run starts again from step 0 with its settings). A ``--total-steps`` at
+or below the newest checkpoint's step exits 2 (nothing to train). The run's settings
+come from its config.json (checked key by key), except the run-control settings
+(:data:`.config.RUN_CONTROL`), which may be given anew.
+
+The defaults and what each setting means: :class:`.config.TrainConfig` (the docs' table
+is :func:`.config.defaults_table`).
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
+import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from widderkopf_env.agents.arena import derive_seed
-from widderkopf_env.agents.cli_args import UsageError, run_cli
+from widderkopf_env.agents.cli_args import run_cli
 
+from . import run_folder
 from .checkpoints import TrainingInterrupted
-from .config import NET_SIZES, RUN_CONTROL, build_parser, parse_config  # noqa: F401 (public)
+from .config import (  # noqa: F401 (public)
+    NET_SIZES,
+    RUN_CONTROL,
+    TrainConfig,
+    build_parser,
+    parse_config,
+    read_saved,
+)
+from .run_folder import RunFolderError, RunLock
+
+EXIT_REFUSED = 2
 
 
 def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
@@ -131,21 +145,29 @@ def new_model(cfg: dict, env):
 
 def main(argv=None) -> int:
     """The console script: train, write summary.json and print it as the last line.
-    Returns the exit status: 0, 2 for a usage error, 130 after Ctrl-C (see
-    :func:`train_from_args` for the summary itself)."""
+    Returns the exit status: 0; 2 for a usage error, a run folder that cannot be used
+    (in use, damaged, holding another run) or an I/O error (one line on stderr); 130
+    after Ctrl-C (see :func:`train_from_args` for the summary itself)."""
     parser = build_parser()
 
     def body():
-        from .checkpoints import NothingToResume
-
-        cfg = parse_config(argv, parser)
         try:
+            cfg = parse_config(argv, parser)
             summary = train(cfg)
-        except NothingToResume as err:
-            raise UsageError(str(err)) from None
+        except RunFolderError as err:
+            return _refuse(parser, str(err))
+        except OSError as err:  # a full disk, a folder made read-only during the run
+            return _refuse(parser, f"cannot write the run: {err}")
         print(json.dumps(summary))
 
     return run_cli(parser, body, on_interrupt=_stopped)
+
+
+def _refuse(parser, message: str) -> int:
+    """One line on stderr, exit status 2 (run_cli's usage errors add the usage line;
+    these are not mistakes in the command line)."""
+    print(f"{parser.prog}: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
+    return EXIT_REFUSED
 
 
 def _stopped(exc: KeyboardInterrupt) -> str:
@@ -155,149 +177,290 @@ def _stopped(exc: KeyboardInterrupt) -> str:
 
 def train_from_args(argv=None) -> dict:
     """What ``widderkopf-train ARGS`` does, for Python callers: returns the summary
-    (a bad argument raises ``SystemExit(2)`` as argparse does)."""
+    (a bad argument raises ``SystemExit(2)`` as argparse does, a folder that cannot be
+    used :class:`~.run_folder.RunFolderError`)."""
     return train(parse_config(argv))
+
+
+@dataclass
+class Session:
+    """One call of :func:`train`: the run's settings and what it builds, step by step."""
+
+    cfg: dict
+    out: Path
+    log: object
+    t0: float = field(default_factory=time.perf_counter)
+    found: tuple | None = None  # (model zip, state) of the checkpoint resumed from
+    start: int = 0
+    committed: bool = False  # config.json written: from here on, --resume works
+    vec_env: object = None
+    model: object = None
+    run: object = None
+    bar: object = None
+    best_weights: dict | None = None  # of best_model.zip, when it was loaded at resume
+    env_seconds: float = 0.0  # inside the envs, over the whole run
+    phases: dict = field(default_factory=dict)  # seconds of this session, per phase
 
 
 def train(cfg: dict) -> dict:
     """Run (or resume) the training run ``cfg`` (from :func:`parse_config`); returns the
-    summary that is also written to summary.json. Ctrl-C raises
-    :class:`TrainingInterrupted` (after closing the progress bar)."""
-    live: dict = {}  # the model and the progress bar, once made
+    summary that is also written to summary.json. Raises :class:`RunFolderError` (nothing
+    written) when the folder cannot be used; Ctrl-C raises :class:`TrainingInterrupted`
+    once config.json is written (a plain ``KeyboardInterrupt`` before)."""
+    out = Path(cfg["out"])
+    log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
+    s = Session(cfg, out, log)
     try:
-        return _train(cfg, live)
+        with RunLock(out):
+            try:
+                _prepare(s)
+                _build(s)
+                _commit(s)
+                s.phases["setup"] = time.perf_counter() - s.t0
+                _learn(s)
+                final, best = _final_evaluation(s)
+                return _finish(s, final, best)
+            finally:
+                if s.vec_env is not None:  # its worker processes, on any exit
+                    s.vec_env.close()
     except KeyboardInterrupt:
+        if s.bar is not None and getattr(s.bar, "pbar", None) is not None:
+            s.bar.pbar.close()
+        if not s.committed:
+            raise  # nothing written: nothing to resume
         from . import checkpoints
 
-        bar = getattr(live.get("bar"), "pbar", None)
-        if bar is not None:
-            bar.close()
-        if not (Path(cfg["out"]) / "config.json").exists():
-            raise  # nothing written yet: nothing to resume
-        model = live.get("model")
-        steps = int(model.num_timesteps) if model is not None else live.get("start", 0)
-        done = checkpoints.list_steps(Path(cfg["out"]) / "checkpoints")
+        steps = int(s.model.num_timesteps) if s.model is not None else s.start
+        done = checkpoints.list_steps(out / "checkpoints")
         raise TrainingInterrupted(steps, done[-1] if done else None, cfg["out"]) from None
 
 
-def _train(cfg: dict, live: dict) -> dict:
-    out = Path(cfg["out"])
-    log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
+def _prepare(s: Session) -> None:
+    """Check the folder under the lock (nothing written): a new run only where no run's
+    files are (or with --force-restart); a resumed run's folder, config and checkpoint."""
+    from . import checkpoints
 
+    cfg, out = s.cfg, s.out
+    if not cfg["resume"]:
+        run_folder.check_fresh(out, cfg["force_restart"])
+        return
+    run_folder.check_resume(out)
+    saved = read_saved(out)
+    changed = sorted(k for k in saved if k not in RUN_CONTROL and saved[k] != cfg.get(k))
+    if changed:
+        raise RunFolderError(f"--resume: {out / 'config.json'} changed since it was read "
+                             f"({changed}); run the command again")
+    s.found = checkpoints.resume_point(out, cfg, s.log)
+    if s.found is not None:
+        s.start = int(s.found[1]["steps"])
+        if cfg["total_steps"] <= s.start:
+            raise RunFolderError(
+                f"--resume: the run in {out} is at step {s.start:,} already (its newest "
+                f"checkpoint); nothing to train up to --total-steps {cfg['total_steps']:,}: "
+                f"give a larger --total-steps to train on")
+
+
+def _build(s: Session) -> None:
+    """The envs, the model (new, warm-started or from the checkpoint), the run's state
+    and, on resume, the best model so far: every allocation and every load that can
+    fail, before anything is written."""
     import torch
+
+    from .callbacks import TrainingRun
+
+    cfg, out = s.cfg, s.out
+    torch.set_num_threads(1)
+    env_seed = cfg["seed"] if s.found is None else derive_seed(cfg["seed"], "resume", s.start)
+    try:
+        s.vec_env = make_vec_env(cfg, env_seed, s.start)
+        s.model = _load_or_new(s, env_seed)
+    except (MemoryError, RuntimeError, ValueError) as err:
+        size = f"net {cfg['net_arch']}, {cfg['n_envs']} envs x {cfg['n_steps']} steps"
+        raise RunFolderError(f"cannot build this run's model and envs ({size}): "
+                             f"{type(err).__name__}: {err}") from None
+    s.run = TrainingRun(cfg, out, s.vec_env, s.log, started=s.t0)
+    if s.found is not None:
+        s.run.load_state_dict(s.found[1])
+        s.best_weights = _load_best(out)
+
+
+def _load_or_new(s: Session, env_seed: int):
     from sb3_contrib import MaskablePPO
 
+    cfg = s.cfg
+    if s.found is not None:
+        zip_path = s.found[0]
+        model = MaskablePPO.load(zip_path, env=s.vec_env, device="cpu",
+                                 custom_objects={"tensorboard_log": str(s.out / "tb")})
+        s.vec_env.seed(env_seed)  # load() reseeded the envs with the run's first seed
+        s.log(f"resuming from {zip_path.name} at step {s.start}")
+        return model
+    model = new_model(cfg, s.vec_env)
+    if cfg.get("init"):
+        from widderkopf_env.agents.shipped import load_policy
+
+        from .export import load_actor
+
+        load_actor(model, load_policy(cfg["init"]))  # parse_config checked that it fits
+        s.log(f"actor initialised from {cfg['init']}")
+    return model
+
+
+def _load_best(out: Path) -> dict | None:
+    """The actor of the run's best_model.zip (None if there is none);
+    :class:`RunFolderError` if it does not load."""
+    path = out / "best_model.zip"
+    if not path.exists():
+        return None
+    from sb3_contrib import MaskablePPO
+
+    from .export import export_policy
+
+    try:
+        return export_policy(MaskablePPO.load(path, device="cpu"))
+    except Exception as err:  # whatever a damaged zip raises
+        raise RunFolderError(f"--resume: {path} does not load as a model "
+                             f"({type(err).__name__}: {err}); delete it and "
+                             "best_model.json to resume without the best model so far") from None
+
+
+def _commit(s: Session) -> None:
+    """The first writes, once every check passed: --force-restart clears the old run,
+    stale temporary files of a killed process go, config.json is written."""
+    from . import checkpoints
+
+    if s.cfg["force_restart"] and s.found is None:
+        run_folder.clear(s.out)
+    run_folder.remove_stale_temporaries(s.out)
+    checkpoints.save_config(s.out, s.cfg)
+    s.committed = True
+
+
+def planned_steps(cfg: dict, start: int) -> int:
+    """The steps this session trains: PPO learns in whole rollouts of n_steps x n_envs,
+    so ``total_steps - start`` rounded up to the next whole rollout."""
+    rollout = cfg["n_steps"] * cfg["n_envs"]
+    return max(0, math.ceil((cfg["total_steps"] - start) / rollout) * rollout)
+
+
+def _learn(s: Session) -> None:
+    """PPO up to --total-steps (periodic snapshots, evaluations and checkpoints in the
+    run's callback), then the last evaluation and checkpoint and the final model files."""
     from widderkopf_env.agents.shipped import save_policy
 
     from . import checkpoints
-    from .callbacks import RunCallback, TrainingRun
-    from .evaluation import describe, evaluate, plot_learning_curve
+    from .callbacks import ProgressBar, RunCallback
     from .export import export_policy
 
-    torch.set_num_threads(1)
-    found = checkpoints.resume_point(out, cfg, log) if cfg["resume"] else None
-    start_steps = live["start"] = 0 if found is None else int(found[1]["steps"])
-    env_seed = cfg["seed"] if found is None else derive_seed(cfg["seed"], "resume", start_steps)
-    if found is None:  # the first thing written: from here on, --resume works
-        out.mkdir(parents=True, exist_ok=True)
-        checkpoints.save_config(out, cfg)
-    vec_env = make_vec_env(cfg, env_seed, start_steps)
-    run = TrainingRun(cfg, out, vec_env, log)
-    if found is None:
-        model = new_model(cfg, vec_env)
-        if cfg.get("init"):
-            from widderkopf_env.agents.shipped import load_policy
-
-            from .export import load_actor
-
-            load_actor(model, load_policy(cfg["init"]))  # _init_file checked that it fits
-            log(f"actor initialised from {cfg['init']}")
-    else:
-        zip_path, state = found
-        model = MaskablePPO.load(zip_path, env=vec_env, device="cpu",
-                                 custom_objects={"tensorboard_log": str(out / "tb")})
-        vec_env.seed(env_seed)  # load() reseeded the envs with the run's first seed
-        run.load_state_dict(state)
-        log(f"resuming from {zip_path.name} at step {start_steps}")
-        cfg_file = dict(json.loads((out / "config.json").read_text()))
-        cfg_file.update({k: cfg[k] for k in RUN_CONTROL if k in cfg})
-        checkpoints.save_config(out, cfg_file)
-    live["model"] = model
-    log(f"training {cfg['total_steps'] - start_steps} steps ({cfg['n_envs']} envs, "
-        f"net {cfg['net_arch']}, opponent "
-        f"{'self-play pool' if cfg['self_play'] else cfg['opponent']}) -> {out}")
-
-    remaining = cfg["total_steps"] - start_steps
-    t_learn = time.perf_counter()
-    if remaining > 0:
-        callbacks = [RunCallback(run)]
-        if cfg["progress_bar"]:  # SB3's own bar, kept here to close it after Ctrl-C
-            from stable_baselines3.common.callbacks import ProgressBarCallback
-
-            callbacks.append(live.setdefault("bar", ProgressBarCallback()))
-        model.learn(remaining, callback=callbacks, reset_num_timesteps=False,
-                    tb_log_name="ppo")
-    learn_seconds = time.perf_counter() - t_learn
-    steps = int(model.num_timesteps)
-    if not run.history or run.history[-1]["steps"] != steps:
-        run.evaluate(model)
-        model.logger.dump(steps)
-    run.checkpoint(model)
-    checkpoints.save_model(model, out / "final_model.zip")
-    save_policy(export_policy(model), out / "final_policy.npz")  # torch-free, an agent
-    env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
-    wall = run.wall_seconds()
-    trained_now = steps - start_steps
-    vec_env.close()
-
-    log(f"final evaluation ({cfg['final_eval_pairs']} pairs, seed {cfg['final_eval_seed']})")
+    cfg, model, run = s.cfg, s.model, s.run
+    planned = planned_steps(cfg, s.start)
+    s.log(f"training {planned:,} steps (whole rollouts of {cfg['n_steps']} x {cfg['n_envs']} "
+          f"envs), net {cfg['net_arch']}, opponent "
+          f"{'self-play pool' if cfg['self_play'] else cfg['opponent']} -> {s.out}")
     t = time.perf_counter()
-    final = evaluate(export_policy(model), cfg["final_eval_pairs"], cfg["final_eval_seed"],
-                     cfg["eval_workers"])
-    best_path = out / "best_model.zip"
+    callbacks = [RunCallback(run)]
+    if cfg["progress_bar"]:
+        s.bar = ProgressBar(planned)
+        callbacks.append(s.bar)
+    model.learn(cfg["total_steps"] - s.start, callback=callbacks, reset_num_timesteps=False,
+                tb_log_name="ppo")
+    s.phases["learn"] = time.perf_counter() - t
+    t = time.perf_counter()
+    steps = int(model.num_timesteps)
+    run.evaluate(model)  # no-op if the callback evaluated at this step
+    model.logger.dump(steps)
+    run.checkpoint(model)
+    checkpoints.save_model(model, s.out / "final_model.zip")
+    buf = io.BytesIO()
+    save_policy(export_policy(model), buf)  # torch-free, an agent
+    checkpoints.write_atomic(s.out / "final_policy.npz", buf.getvalue())
+    s.env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
+    s.vec_env.close()
+    s.phases["last_evaluation_and_saves"] = time.perf_counter() - t
+
+
+def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
+    """The final model (and the best model, if it is another one) on the final pairs."""
+    from .evaluation import describe, evaluate
+    from .export import export_policy
+
+    cfg, run = s.cfg, s.run
+    t = time.perf_counter()
+    pairs, seed, workers = cfg["final_eval_pairs"], cfg["final_eval_seed"], cfg["eval_workers"]
+    s.log(f"final evaluation ({pairs} pairs, seed {seed})")
+    final = evaluate(export_policy(s.model), pairs, seed, workers)
+    s.log(f"final model: {describe(final)}")
     best = None
-    if best_path.exists():
-        best_model = MaskablePPO.load(best_path, device="cpu")
-        best = evaluate(export_policy(best_model), cfg["final_eval_pairs"],
-                        cfg["final_eval_seed"], cfg["eval_workers"])
-    final_eval_seconds = time.perf_counter() - t
-    log(f"final model: {describe(final)}")
-    if best is not None:
-        log(f"best model (step {run.best['steps']}): {describe(best)}")
-    plot_learning_curve(run.history, out / "learning_curve.png",
+    if run.best is not None and run.best["steps"] == int(s.model.num_timesteps):
+        best = final  # the same model: evaluated once
+    elif run.best is not None:
+        weights = run.best_weights or s.best_weights
+        if weights is not None:
+            best = evaluate(weights, pairs, seed, workers)
+            s.log(f"best model (step {run.best['steps']}): {describe(best)}")
+    steps = int(s.model.num_timesteps)
+    if steps < cfg["crack_after"]:
+        s.log(f"(the learner was not allowed to escalate in training before step "
+              f"{cfg['crack_after']:,}; evaluations play its untrained escalation)")
+    s.phases["final_evaluation"] = time.perf_counter() - t
+    return final, best
+
+
+def _finish(s: Session, final: dict, best: dict | None) -> dict:
+    """The learning curve and summary.json; returns the summary."""
+    from . import checkpoints
+    from .evaluation import plot_learning_curve
+
+    cfg, run = s.cfg, s.run
+    t = time.perf_counter()
+    plot_learning_curve(run.history, s.out / "learning_curve.png",
                         title=f"MaskablePPO, net {cfg['net_arch']}, "
                               f"{'self-play' if cfg['self_play'] else 'vs ' + cfg['opponent']}",
                         crack_after=cfg["crack_after"])
+    s.phases["plot"] = time.perf_counter() - t
+    summary = _summary(s, final, best)
+    checkpoints.write_atomic(s.out / "summary.json",
+                             (json.dumps(summary, indent=1) + "\n").encode())
+    return summary
 
+
+def _summary(s: Session, final: dict, best: dict | None) -> dict:
+    cfg, run = s.cfg, s.run
+    steps = int(s.model.num_timesteps)
     timers = run.timers
     ppo_seconds = timers.get("rollout", 0.0) + timers.get("train", 0.0)
-    summary = {
+    learn = s.phases.get("learn", 0.0)
+    trained_now = steps - s.start
+    return {
         "steps": steps,
         "steps_this_session": trained_now,
-        "resumed_from": start_steps if found is not None else None,
-        "wall_seconds": round(wall, 1),
-        # over learn() this session, periodic evaluations and checkpoints included
-        "steps_per_second": round(trained_now / learn_seconds, 1) if learn_seconds > 0 else None,
+        "resumed_from": s.start if s.found is not None else None,
+        # the whole run (every session): setup, training, evaluations, outputs
+        "wall_seconds": round(run.wall_seconds(), 1),
+        # this session, phase by phase (learn: periodic evaluations and checkpoints included)
+        "phases": {k: round(v, 1) for k, v in s.phases.items()},
+        "steps_per_second": round(trained_now / learn, 1) if learn > 0 else None,
         # rollouts and gradient updates only, over the whole run
         "ppo_steps_per_second": round(steps / ppo_seconds, 1) if ppo_seconds > 0 else None,
         # time inside the envs' reset/step (opponent included; summed over the envs) / the
         # time of rollouts and updates
-        "env_share": round(env_seconds / ppo_seconds, 3) if ppo_seconds > 0 else None,
+        "env_share": round(s.env_seconds / ppo_seconds, 3) if ppo_seconds > 0 else None,
         "time_split": {k: round(timers.get(k, 0.0), 1)
                        for k in ("rollout", "train", "eval", "checkpoint")},
-        "env_seconds": round(env_seconds, 1),
+        "env_seconds": round(s.env_seconds, 1),
         "n_envs": cfg["n_envs"],
         "final": final,
         "best": best,
         "best_steps": run.best["steps"] if run.best else None,
+        "best_is_final": run.best is not None and run.best["steps"] == steps,
         "final_eval_pairs": cfg["final_eval_pairs"],
         "final_eval_seed": cfg["final_eval_seed"],
-        "final_eval_seconds": round(final_eval_seconds, 1),
+        "final_eval_seconds": round(s.phases.get("final_evaluation", 0.0), 1),
         "evaluations": len(run.history),
-        "out": str(out),
+        # training forbade escalation before this step; evaluations do not
+        "crack_after": cfg["crack_after"],
+        "out": str(s.out),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    return summary
 
 
 if __name__ == "__main__":

@@ -1,0 +1,84 @@
+"""widderkopf-train's settings declared once (train/config.py): the parser, the saved
+config.json's checks and the docs' defaults table all come from TrainConfig."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from widderkopf_env.train import config
+from widderkopf_env.train.config import TrainConfig, build_parser, check_saved, defaults_table
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = re.compile(r"<!-- ppo-defaults:start -->\n(.*?)<!-- ppo-defaults:end -->", re.S)
+
+
+def test_every_option_is_a_field_with_its_default_and_help():
+    parser = build_parser()
+    options = {a.dest: a for a in parser._actions if a.option_strings}
+    for f in dataclasses.fields(TrainConfig):
+        assert f.metadata["help"], f.name
+        if not f.metadata["cli"]:
+            assert f.name not in options
+            continue
+        action = options.pop(f.name)
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if f.name == "net_arch":
+            default = ",".join(map(str, default))
+        assert action.default == default, f.name
+    assert set(options) == {"help", "version", "net_size"}  # net_size: a preset of net_arch
+
+
+def test_the_docs_show_the_table_of_the_dataclass():
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    shown = [(p, m) for p in docs for m in TABLE.findall(p.read_text())]
+    assert shown, "no <!-- ppo-defaults:start --> table in README.md or docs/"
+    for path, table in shown:
+        assert table == defaults_table(), f"{path}: regenerate with defaults_table()"
+    for f in dataclasses.fields(TrainConfig):
+        assert f.metadata["help"].replace("|", "/") in defaults_table()
+
+
+def _saved() -> dict:
+    return config.resolve(dataclasses.asdict(TrainConfig(out="runs/x")))
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("n_epochs", "4", "'n_epochs' must be int"),
+    ("seed", True, "'seed' must be int"),
+    ("lr", "fast", "'lr' must be float"),
+    ("net_arch", [256, "x"], "'net_arch' must be list[int]"),
+    ("n_envs", 0, "'n_envs' = 0: expected"),
+    ("gamma", 1.5, "'gamma' = 1.5: expected"),
+    ("policy", "cnn", "'policy' = 'cnn': expected one of"),
+    ("reward_shaping", 1, "'reward_shaping' must be bool"),
+])
+def test_a_saved_config_is_checked_key_by_key(key, value, message):
+    data = {**_saved(), key: value}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_saved(data)
+
+
+def test_a_saved_config_round_trips_and_names_missing_and_unknown_keys():
+    saved = _saved()
+    assert check_saved(saved) == saved
+    del saved["net_arch"]
+    saved["colour"] = "red"
+    with pytest.raises(ValueError, match=r"missing \['net_arch'\], unknown \['colour'\]"):
+        check_saved(saved)
+
+
+def test_config_does_not_import_the_trainer():
+    tree = ast.parse((ROOT / "train" / "config.py").read_text())
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module}
+    assert not any(m.endswith("ppo") for m in imported), imported
+    code = ("import sys, widderkopf_env.train.config; "
+            "assert 'widderkopf_env.train.ppo' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
