@@ -19,7 +19,7 @@ may not (R8).
 ``load_agent("net-endgame")`` is the shipped network wrapped so (5 tricks, 8 worlds):
 +0.08 game points per hand over ``net`` head to head; ``net``'s card-value network
 already plays endgames well, so the gain is smaller than over the policy network alone
-(+0.12 against the heuristic; README, "Bot ladder").
+(+0.12 against the heuristic; docs/bots.md, "The bots at a glance").
 """
 
 from __future__ import annotations

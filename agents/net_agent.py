@@ -8,7 +8,7 @@ is an MLP that reads the observation in trump-relative order
 (:func:`~.features.card_features`) and gives every card a value: the card points the
 player may expect at the end of the hand after playing it, relative to the other cards
 (it is fitted by least squares to exact values in the true deals of many games,
-``widderkopf-values``; README, "The distilled network"). The agent plays the
+``widderkopf-values``; docs/bots.md, "The distilled network"). The agent plays the
 legal card of highest value. Both read only the player's view (R8).
 
 Both are stored in one network file (:mod:`.network_file`).

@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # Rebuild the shipped network (agents/net_policy.npz, load_agent("net")) from
-# nothing, and measure it as README.md's bot ladder does. Run from the repository root with
-# the project installed with the [train] extra (make .venv; source .venv/bin/activate):
+# nothing, and measure it as the bot ladder of docs/bots.md does. Run from the repository
+# root with the project installed with the [train] extra (make .venv; source
+# .venv/bin/activate):
 #
 #     bash examples/net_recipe.sh [OUT]          # OUT defaults to runs/net; WORKERS=2 by default
 #
 # Every step is resumable: rerunning the script after a stop or a crash skips the PIMC
-# shards already written and goes on from the PPO run's newest checkpoint. Wall time on this
-# project's 2-core machine (README, "The distilled network"): about 12 minutes of PIMC
-# labels, 15 s of imitation, about 45 minutes of PPO and 32 of self-play on one core,
-# 24 minutes of exact-value data on 2 workers, 9 minutes fitting the card-value network,
-# a few minutes of evaluation (about 20 minutes more with the games against PIMC).
+# shards already written and goes on from the PPO run's newest checkpoint. How long each
+# step took when the shipped file was made: docs/EXPERIMENTS.md, "Making net".
 set -euo pipefail
 OUT=${1:-runs/net}
 WORKERS=${WORKERS:-2}

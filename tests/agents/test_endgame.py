@@ -40,7 +40,7 @@ def test_load_agent_net_endgame():
 
 
 def deeper_endgame():
-    # README: EndgameAgent(load_agent("net"), tricks=7), both from widderkopf_env.agents,
+    # docs/bots.md: EndgameAgent(load_agent("net"), tricks=7), both from widderkopf_env.agents,
     # beats PIMC
     from widderkopf_env.agents import EndgameAgent as Exported
 

@@ -1,7 +1,7 @@
 """``widderkopf-train-rllib``: league self-play PPO on Ray RLlib, on one machine or many.
 
 One machine: ``widderkopf-train-rllib --num-env-runners 1 --minutes 11 --out runs/rllib``
-(the PPO settings default to those of the run documented in README.md).
+(the PPO settings default to those of the run documented in docs/training.md).
 A cluster: start Ray on every machine (``ray start --head`` on one, ``ray start
 --address=HEAD:6379`` on the others, or KubeRay), then run the same command on the head
 with ``--address auto`` and as many ``--num-env-runners`` as the cluster has spare cores.
