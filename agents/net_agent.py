@@ -31,7 +31,7 @@ from widderkopf_env.rules import PLAY
 from .canonical import ROLES, to_canonical
 from .features import SIZE as FEATURES
 from .features import card_features
-from .numpy_net import PolicySnapshot
+from .numpy_net import PolicySnapshot, check_layers
 
 __all__ = ["CardValues", "NetAgent", "load_values", "save_values"]
 
@@ -40,14 +40,9 @@ class CardValues:
     """The card-value MLP (ReLU): ``values(view, obs)`` -> 36 values by card id."""
 
     def __init__(self, layers):
+        check_layers(layers, OBS_SIZE + FEATURES, NUM_CARDS, "a card-value network")
         self.layers = [(np.ascontiguousarray(np.asarray(w, np.float32).T),
                         np.asarray(b, np.float32)) for w, b in layers]
-        if self.layers[0][0].shape[0] != OBS_SIZE + FEATURES or self.layers[-1][1].shape != (
-                NUM_CARDS,):
-            raise ValueError(f"a card-value network takes {OBS_SIZE + FEATURES} inputs and "
-                             f"gives {NUM_CARDS} values; these layers take "
-                             f"{self.layers[0][0].shape[0]} and give "
-                             f"{self.layers[-1][1].shape}")
 
     def canonical(self, x: np.ndarray) -> np.ndarray:
         """Values in canonical card order of inputs ``[canonical obs, features]``."""
@@ -112,9 +107,13 @@ def load_values(path) -> tuple[list, int] | None:
     with np.load(Path(path), allow_pickle=False) as data:
         if "v_w0" not in data.files:
             return None
-        if int(data["v_features"]) != FEATURES:
-            raise ValueError(f"{path}: its card-value network reads {int(data['v_features'])} "
+        try:
+            features, tricks = int(data["v_features"]), int(data["v_tricks"])
+            n = sum(1 for k in data.files if k.startswith("v_w"))
+            layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{path}: not a card-value network ({err})") from None
+        if features != FEATURES:
+            raise ValueError(f"{path}: its card-value network reads {features} "
                              f"card features, this version computes {FEATURES}")
-        n = sum(1 for k in data.files if k.startswith("v_w"))
-        layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
-        return layers, int(data["v_tricks"])
+        return layers, tricks

@@ -9,12 +9,13 @@ with ``allow_pickle=False``: loading it runs no code.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from .net_agent import CardValues, NetAgent, load_values, save_values
-from .numpy_net import PolicySnapshot
+from .numpy_net import PolicySnapshot, check_policy_weights
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
 
@@ -40,11 +41,25 @@ def save_policy(weights: dict, path=POLICY_FILE, values=None) -> None:
 def load_policy(path=POLICY_FILE) -> dict:
     """The weights dict that :class:`PolicySnapshot` takes, read from ``path``. Plain
     arrays only: a file holding pickled objects is refused (``allow_pickle=False``)."""
-    with np.load(path, allow_pickle=False) as data:
-        n = sum(1 for k in data.files if k.startswith("w"))
-        layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        return {"layers": layers, "activation": str(data["activation"]),
-                "canonical": bool(data["canonical"])}
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = sorted({"w0", "b0", "activation", "canonical"} - set(data.files))
+            if missing:
+                raise ValueError(f"no array {', '.join(missing)} (a network file holds w0, "
+                                 "b0, w1, ..., activation, canonical)")
+            n = sum(1 for k in data.files if k.startswith("w"))
+            layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+            weights = {"layers": layers, "activation": str(data["activation"]),
+                       "canonical": bool(data["canonical"])}
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no network file at {str(path)!r}") from None
+    except KeyError as err:
+        raise ValueError(f"{str(path)!r} is not a network file: "
+                         f"{err.args[0] if err.args else err}") from None
+    except (OSError, ValueError, TypeError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{str(path)!r} is not a network file: {err}") from None
+    check_policy_weights(weights, repr(str(path)))
+    return weights
 
 
 def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
@@ -85,8 +100,11 @@ def load_snapshot_agent(spec: str, seed: int | None = None,
                         deterministic: bool = True) -> PolicySnapshot | NetAgent | None:
     """Loader for network files: a path to an existing ``.npz`` written by
     :func:`save_policy` (``widderkopf-distill train``, ``values``, the shipped files) is
-    its agent (:func:`load_net_agent`); any other spec is not ours (None)."""
+    its agent (:func:`load_net_agent`); any other spec is not ours (None). A ``.npz`` that
+    does not exist raises ``FileNotFoundError``, one that is not a network ``ValueError``."""
     path = Path(spec)
-    if path.suffix != ".npz" or not path.is_file():
+    if path.suffix.lower() != ".npz":
         return None
+    if not path.is_file():
+        raise FileNotFoundError(f"no network file at {str(spec)!r}")
     return load_net_agent(path, seed=seed, deterministic=deterministic)

@@ -46,16 +46,18 @@ from pathlib import Path
 import numpy as np
 
 from widderkopf_env.agents.canonical import OUT_INDEX, to_canonical, trump_of
-from widderkopf_env.agents.cli_args import (
+from widderkopf_env.agents.shipped import load_net_agent, load_policy, save_policy
+from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS, PASS, TRICKS
+from widderkopf_env.cli import (
     UsageError,
     add_version,
     integer,
     number,
+    output_dir,
+    output_file,
     require_train_extra,
     run_cli,
 )
-from widderkopf_env.agents.shipped import load_net_agent, load_policy, save_policy
-from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS, PASS, TRICKS
 
 from .distill_data import generate, load_shards
 
@@ -194,7 +196,7 @@ def parser() -> argparse.ArgumentParser:
     add_version(p)
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="write PIMC-labelled shards (resumable)")
-    g.add_argument("--out", required=True, help="folder of the shards")
+    g.add_argument("--out", required=True, type=output_dir, help="folder of the shards")
     g.add_argument("--shards", type=integer(1), required=True)
     g.add_argument("--seed", type=integer(0), default=0)
     g.add_argument("--matches", type=integer(1), default=4, help="matches per shard")
@@ -210,7 +212,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", type=integer(1), default=1)
     t = sub.add_parser("train", help="fit a network to the shards")
     t.add_argument("--data", nargs="+", required=True, help="shard folders")
-    t.add_argument("--out", required=True, help="the network file to write (.npz)")
+    t.add_argument("--out", required=True, type=output_file,
+                   help="the network file to write (.npz)")
     t.add_argument("--max-shards", type=integer(1), default=None,
                    help="use shards 0..N-1 of each folder only")
     t.add_argument("--hidden", type=integer(1), nargs="+", default=[512, 512, 256])
@@ -227,7 +230,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=integer(0), default=0)
     v = sub.add_parser("values", help="write exact-value shards for the card-value network "
                                       "(resumable)")
-    v.add_argument("--out", required=True, help="folder of the shards")
+    v.add_argument("--out", required=True, type=output_dir, help="folder of the shards")
     v.add_argument("--shards", type=integer(1), required=True)
     v.add_argument("--seed", type=integer(0), default=0)
     v.add_argument("--games", type=integer(1), default=200, help="games per shard")
@@ -247,7 +250,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--data", nargs="+", required=True, help="value shard folders")
     f.add_argument("--policy", required=True,
                    help="the policy network .npz for trumps, discards and escalations")
-    f.add_argument("--out", required=True, help="the network file to write (.npz)")
+    f.add_argument("--out", required=True, type=output_file,
+                   help="the network file to write (.npz)")
     f.add_argument("--tricks", type=integer(0, TRICKS), default=12,
                    help="the card-value network plays with at most this many tricks left")
     f.add_argument("--max-shards", type=integer(1), default=None)

@@ -66,7 +66,7 @@ import time
 from pathlib import Path
 
 from widderkopf_env.agents.arena import derive_seed
-from widderkopf_env.agents.cli_args import UsageError, run_cli
+from widderkopf_env.cli import UsageError, run_cli
 
 from .checkpoints import TrainingInterrupted
 from .config import NET_SIZES, RUN_CONTROL, build_parser, parse_config  # noqa: F401 (public)
