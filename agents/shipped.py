@@ -42,6 +42,8 @@ def load_policy(path=POLICY_FILE) -> dict:
     """The weights dict that :class:`PolicySnapshot` takes, read from ``path``. Plain
     arrays only: a file holding pickled objects is refused (``allow_pickle=False``)."""
     try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not a .npz archive")
         with np.load(path, allow_pickle=False) as data:
             missing = sorted({"w0", "b0", "activation", "canonical"} - set(data.files))
             if missing:

@@ -273,7 +273,7 @@ def _network_file(path) -> Path:
     try:
         load_net_agent(path)
     except (OSError, KeyError, ValueError) as err:
-        raise UsageError(f"--policy {str(path)!r} is not a network file: {err}") from None
+        raise UsageError(f"--policy: {err}") from None
     return path
 
 
