@@ -14,15 +14,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, make_files, run, snapshot
 
-BIN = Path(sys.executable).parent
 SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf-replay",
            "widderkopf-exploit", "widderkopf-distill", "widderkopf-train-rllib")
 TRAIN_HINT = 'pip install "widderkopf-env[train]"'
@@ -30,21 +29,6 @@ TRAIN_HINT = 'pip install "widderkopf-env[train]"'
 TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
         "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
         "--final-eval-pairs", "2", "--crack-after", "0"]
-
-
-def command(name: str, *args: str) -> list[str]:
-    if name == "demo":
-        return [sys.executable, "-m", "widderkopf_env.train.demo", *args]
-    path = BIN / name
-    if not path.exists():
-        pytest.skip(f"{name} is not installed next to {sys.executable}")
-    return [str(path), *args]
-
-
-def run(cmd: list[str], cwd: Path, env: dict | None = None, stdin: str = "",
-        timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, input=stdin, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def _default_sigint() -> None:
@@ -123,68 +107,10 @@ def children(pid: int) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
-class Evil:
-    """Unpickling it makes the folder ``pwned`` in the working directory."""
-
-    def __reduce__(self):
-        return (os.mkdir, ("pwned",))
-
-
-def evil_model(path: Path) -> None:
-    """A zip shaped like a stable-baselines3 model whose ``data`` holds a pickle that
-    runs code when the model is loaded (as SB3 stores spaces and schedules)."""
-    import base64
-    import pickle
-
-    item = {":type:": "x", ":serialized:": base64.b64encode(pickle.dumps(Evil())).decode()}
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("data", json.dumps({"observation_space": item}))
-        archive.writestr("policy.pth", b"")
-
-
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    """A folder with a corrupt zip, a zip that is not a model, a plain file, an evil
-    model, a plain .npz and a network .npz of the wrong shapes, a saved game and a file
-    that is not UTF-8."""
-    import numpy as np
-
-    from widderkopf_env import Game
-    from widderkopf_env.agents.shipped import load_policy, save_policy
-
-    (tmp_path / "corrupt.zip").write_bytes(b"PK\x03\x04 not really a zip")
-    with zipfile.ZipFile(tmp_path / "notmodel.zip", "w") as archive:
-        archive.writestr("readme.txt", "hello")
-    (tmp_path / "afile").write_text("x")
-    evil_model(tmp_path / "evil.zip")
-    np.savez(tmp_path / "plain.npz", a=np.zeros(3))
-    weights = load_policy()
-    weights["layers"][0] = (weights["layers"][0][0][:, :10], weights["layers"][0][1])
-    save_policy(weights, tmp_path / "wrong.npz")
-    (tmp_path / "game.json").write_text(Game.new(seed=1).to_json())
-    (tmp_path / "latin1.json").write_bytes('{"format": "widderkopf-game", "é": 1}'.encode(
-        "latin-1"))
-    return tmp_path
-
-
-def snapshot(folder: Path) -> dict:
-    """Every path under ``folder`` with the bytes of each file (None for a folder)."""
-    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
-            for p in sorted(folder.rglob("*"))}
-
-
-def unwritable_folder() -> str | None:
-    """An existing folder that accepts no new file even for root (a read-only file
-    system: /sys), or None where there is none."""
-    import tempfile
-
-    if not Path("/sys").is_dir():
-        return None
-    try:
-        with tempfile.TemporaryFile(dir="/sys"):
-            return None
-    except OSError:
-        return "/sys"
+    """:func:`cli_helpers.make_files`: the bad and good inputs of the table."""
+    return make_files(tmp_path)
 
 
 # --- successful runs exit 0 -------------------------------------------------------------------
@@ -345,69 +271,6 @@ def test_bad_command_line_exits_2_and_writes_nothing(files, name, args, message)
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("name,args", [
-    ("widderkopf-eval", ["random", "random", "--save-games", "{ro}/games"]),
-    ("widderkopf-eval", ["random", "random", "--save-games", "{ro}"]),
-    ("widderkopf-eval", ["random", "--ladder", "--plot", "{ro}/ladder.png"]),
-    ("widderkopf-exploit", ["random", "--out", "{ro}"]),
-    ("widderkopf-distill", ["generate", "--out", "{ro}", "--shards", "1"]),
-    ("widderkopf-distill", ["train", "--data", "d", "--out", "{ro}/net.npz"]),
-    ("widderkopf-replay", ["game.json", "-o", "{ro}/game.html"]),
-])
-def test_output_in_a_read_only_folder_exits_2_before_any_work(files, name, args):
-    """A folder that accepts no new file, even for root (whose permissions do not stop)."""
-    ro = unwritable_folder()
-    if ro is None:
-        pytest.skip("no read-only file system here (/sys)")
-    before = snapshot(files)
-    done = run(command(name, *[a.format(ro=ro) for a in args]), files, timeout=60)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr
-    assert "does not accept new files" in done.stderr.splitlines()[-1], done.stderr
-    assert snapshot(files) == before and done.stdout == ""
-
-
-def test_help_loads_nothing_and_names_every_kind_of_agent_and_the_trust_note(files):
-    """``widderkopf-eval evil.zip --help`` used to load the model while parsing (and run its
-    pickle); every command that may load a pickle-bearing file says so."""
-    done = run(command("widderkopf-eval", "evil.zip", "--help"), files)
-    assert done.returncode == 0, done.stderr
-    assert not (files / "pwned").exists()
-    for cmd in (["widderkopf-eval"], ["widderkopf-play"], ["widderkopf-exploit"],
-                ["widderkopf-train"]):
-        text = " ".join(run(command(*cmd, "--help"), files).stdout.split())
-        assert "a network .npz" in text and "RLlib checkpoint" in text, text
-        assert "runs code stored in it (pickles)" in text, text
-        if cmd[0] != "widderkopf-train":
-            assert "--safe refuses them" in text and "--safe" in text, text
-    text = " ".join(run(command("widderkopf-train-rllib", "--help"), files).stdout.split())
-    assert "pickles that run code" in text
-    exploit = " ".join(run(command("widderkopf-exploit", "--help"), files).stdout.split())
-    assert "(default: 200000)" in exploit and "(default: ppo)" in exploit, exploit
-
-
-def test_a_model_is_loaded_once_after_parsing(files):
-    """Without --safe the evil model is loaded (and its pickle runs) only after the whole
-    command line is parsed: a usage error elsewhere leaves it unloaded."""
-    done = run(command("widderkopf-eval", "evil.zip", "random", "--pairs", "0"), files)
-    assert done.returncode == 2 and not (files / "pwned").exists(), done.stderr
-
-
-def test_missing_rllib_extra_is_named_with_both_pip_commands(files):
-    """widderkopf-train-rllib without ray (a stand-in module that raises as a missing one)."""
-    (files / "hide").mkdir()
-    (files / "hide" / "ray.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'ray'\", name='ray')\n")
-    done = run(command("widderkopf-train-rllib", "--iterations", "1", "--out", "r"), files,
-               env={"PYTHONPATH": str(files / "hide")})
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    line = done.stderr.strip().splitlines()[-1]
-    assert line.startswith("widderkopf-train-rllib: error: ") and "[rllib] extra" in line
-    assert 'pip install "widderkopf-env[rllib]"' in line and 'pip install ".[rllib]"' in line
-    assert not (files / "r").exists()
-
-
 def test_missing_train_extra_is_named_with_its_pip_command(files):
     """With torch unimportable (a stand-in module that raises as a missing one does)."""
     (files / "hide").mkdir()
@@ -468,58 +331,3 @@ def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path, spawn):
         "widderkopf-play: interrupted")
 
 
-# --- the argparse types, in process ------------------------------------------------------------
-
-def test_argument_types_accept_the_range_and_name_it_otherwise():
-    import argparse
-
-    from widderkopf_env.cli import int_list, integer, number
-
-    assert integer(1)("1_000") == 1000 and integer(0)("0") == 0
-    assert number(0, 1)("1") == 1.0 and number(0, low_open=True)("1e-9") == 1e-9
-    assert int_list(" 64, 32 ") == [64, 32]
-    for convert, text, message in [
-        (integer(1), "0", "expected an integer >= 1, got 0"),
-        (integer(0), "1.5", "expected an integer >= 0, got '1.5'"),
-        (number(0, 1), "1.01", "expected a number from 0 to 1, got 1.01"),
-        (number(0, 1), "nan", "expected a number from 0 to 1, got nan"),
-        (number(0, low_open=True), "0", "expected a number > 0, got 0"),
-        (number(0, low_open=True), "inf", "expected a number > 0, got inf"),
-        (number(0), "-0.5", "expected a number >= 0, got -0.5"),
-        (int_list, "64,,32", "expected comma-separated positive integers"),
-        (int_list, "64,0", "expected comma-separated positive integers"),
-        (int_list, "²", "expected comma-separated positive integers"),
-    ]:
-        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
-            convert(text)
-
-
-def test_path_types_check_without_writing(files):
-    import argparse
-
-    from widderkopf_env.cli import existing_file, output_dir, output_file
-
-    before = snapshot(files)
-    assert output_dir(str(files / "new" / "deeper")) == files / "new" / "deeper"
-    assert output_file(str(files / "page.html")) == files / "page.html"
-    assert existing_file(str(files / "afile")) == files / "afile"
-    for convert, text, message in [
-        (output_dir, "afile", "exists and is not a folder"),
-        (output_dir, "afile/sub", "afile' is not a folder"),
-        (output_file, ".", "is a folder, not a file"),
-        (output_file, "nodir/x.html", "nodir/x.html': no folder"),
-        (existing_file, "missing.json", "missing.json': no such file"),
-        (existing_file, ".", "': not a file"),
-    ]:
-        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
-            convert(str(files / text) if text != "." else str(files))
-    assert snapshot(files) == before
-
-
-def test_the_install_hint_works_from_a_clone_and_once_published():
-    from widderkopf_env.cli import install_hint, missing_extra
-
-    hint = install_hint("render")
-    assert 'pip install "widderkopf-env[render]"' in hint and 'pip install ".[render]"' in hint
-    message = missing_extra("pictures", "render", ImportError("No module named 'PIL'"))
-    assert message.startswith("pictures needs the [render] extra") and hint in message
