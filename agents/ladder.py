@@ -392,6 +392,7 @@ def add_arguments(parser) -> None:
 def _check_plot_format(path) -> None:
     """``--plot``'s matplotlib is installed and writes the file's format."""
     try:
+        import matplotlib  # noqa: F401  (first: its submodules may be imported already)
         from matplotlib.backend_bases import FigureCanvasBase
     except ImportError as err:
         raise UsageError(missing_extra("the ladder plot (--plot)", "train", err)) from None
