@@ -72,8 +72,8 @@ def unwritable_folder() -> str | None:
 
 def make_files(tmp_path: Path) -> Path:
     """A folder with a corrupt zip, a zip that is not a model, a plain file, an evil
-    model, a plain .npz and a network .npz of the wrong shapes, a saved game and a file
-    that is not UTF-8."""
+    model, a plain .npz and a network .npz of the wrong shapes, a saved game, a file that
+    is not UTF-8 and the folder of a widderkopf-train run (``trainrun``)."""
     import numpy as np
 
     from widderkopf_env import Game
@@ -83,6 +83,8 @@ def make_files(tmp_path: Path) -> Path:
     with zipfile.ZipFile(tmp_path / "notmodel.zip", "w") as archive:
         archive.writestr("readme.txt", "hello")
     (tmp_path / "afile").write_text("x")
+    (tmp_path / "trainrun").mkdir()
+    (tmp_path / "trainrun" / "config.json").write_text("{}")
     evil_model(tmp_path / "evil.zip")
     np.savez(tmp_path / "plain.npz", a=np.zeros(3))
     weights = load_policy()

@@ -240,6 +240,7 @@ BAD = [
     ("widderkopf-exploit", ["random", "--out", "afile"], "exists and is not a folder"),
     ("widderkopf-exploit", ["random", "--n-steps", "1", "--n-envs", "1", "--out", "new"],
      "--n-steps x --n-envs must be at least 2"),
+    ("widderkopf-exploit", ["random", "--out", "trainrun"], "holds a widderkopf-train run"),
     ("widderkopf-distill", ["generate", "--out", "afile", "--shards", "1"],
      "exists and is not a folder"),
     ("widderkopf-distill", ["train", "--data", "d", "--out", "."], "is a folder, not a file"),
