@@ -133,3 +133,18 @@ def test_the_install_hint_works_from_a_clone_and_once_published():
     assert 'pip install "widderkopf-env[render]"' in hint and 'pip install ".[render]"' in hint
     message = missing_extra("pictures", "render", ImportError("No module named 'PIL'"))
     assert message.startswith("pictures needs the [render] extra") and hint in message
+
+
+def test_run_cli_ends_an_io_error_with_one_line_and_status_2(capsys):
+    """An OSError in a script's body (a file that cannot be read or written, a full disk)
+    ends like a usage error, without a traceback."""
+    import argparse
+
+    from widderkopf_env.cli import run_cli
+
+    def body():
+        raise OSError(28, "No space left on device", "run/summary.json")
+
+    assert run_cli(argparse.ArgumentParser(prog="tool"), body) == 2
+    assert capsys.readouterr().err == (
+        "tool: error: No space left on device: run/summary.json\n")
