@@ -20,7 +20,7 @@ from pathlib import Path
 from widderkopf_env.cli import UsageError
 
 #: The trust note of every option that may load an agent from a file.
-TRUST_NOTE = ("loading a .zip or a checkpoint folder runs code stored in it (pickles): "
+TRUST_NOTE = ("a .zip or a checkpoint folder holds pickles, which run code when loaded: "
               "load only files you trust")
 
 

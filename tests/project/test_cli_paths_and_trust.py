@@ -47,7 +47,7 @@ def test_help_loads_nothing_and_names_every_kind_of_agent_and_the_trust_note(fil
                 ["widderkopf-train"]):
         text = " ".join(run(command(*cmd, "--help"), files).stdout.split())
         assert "a network .npz" in text and "RLlib checkpoint" in text, text
-        assert "runs code stored in it (pickles)" in text, text
+        assert "holds pickles, which run code when loaded" in text, text
         if cmd[0] != "widderkopf-train":
             assert "--safe refuses them" in text and "--safe" in text, text
     text = " ".join(run(command("widderkopf-train-rllib", "--help"), files).stdout.split())
