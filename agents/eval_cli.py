@@ -5,9 +5,12 @@
     widderkopf-eval AGENT --ladder [--pairs P] [--time-budget S] [--plot PNG] [--json]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
-(``random``, ``heuristic``, ``pimc``, ``ppo``) or the path of a saved MaskablePPO
-``.zip``; each is loaded once here before the match starts, so a bad spec or a file that
-is not a model ends the command with a usage error (exit status 2).
+(``random``, ``heuristic``, ``pimc``, ``ppo``, ...), a network ``.npz``, the path of a
+saved MaskablePPO ``.zip`` or an RLlib checkpoint folder. They are checked while the
+command line is parsed without running anything stored in a file, and loaded once after
+it, before the match starts, so a bad spec or a file that is not a model ends the command
+with a usage error (exit status 2). Loading a ``.zip`` or a checkpoint runs code stored
+in it (pickles); ``--safe`` refuses them (see :mod:`.cli_args`).
 
 Counting: a *deal pair* is one random deal played twice, the second time with the cards
 and the dealer swapped (see :mod:`widderkopf_env.agents.arena`). ``--pairs P`` plays P
@@ -19,7 +22,7 @@ of a hand scores its value, the loser as much negative), with a 95% confidence i
 over deal pairs; ``win_rate`` is the share of hands A won. With ``--json`` the last line
 of output is one JSON object with these and the other statistics (``hands``, ``pairs``,
 ``seconds``, schneider/schwarz rates, crack statistics). Ctrl-C stops the match
-with one line and exit status 130 (see :mod:`.cli_args`).
+with one line and exit status 130 (see :mod:`widderkopf_env.cli`).
 
 ``--save-games DIR`` keeps every game as JSON (``DIR/pair00017_game2.json``, agent A is
 ``player_0``; see :mod:`widderkopf_env.agents.game_files`) and the summary names A's
@@ -37,14 +40,17 @@ import json
 import sys
 from pathlib import Path
 
+from widderkopf_env.cli import UsageError, add_version, integer, output_dir, run_cli
 from widderkopf_env.seeding import default_workers
 
 from . import ladder
 from .arena import run_duplicate
-from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
+from .cli_args import add_safe, agent_help, agent_spec, load_agents
 from .game_files import biggest_losses, losses_text
 
 DEFAULT_PAIRS = 1000
+#: The most deal pairs one command plays (per opponent with --ladder).
+MAX_PAIRS = 1_000_000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,13 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate-deal match of AGENT_A against AGENT_B (results from A's side).",
         epilog="A deal pair is one deal played twice with the cards and the dealer swapped, "
                "so --hands N equals --pairs N/2.")
-    p.add_argument("agent_a", metavar="AGENT_A", type=agent_spec, help=agent_help("agent A"))
+    p.add_argument("agent_a", metavar="AGENT_A", type=agent_spec,
+                   help=agent_help("agent A", safe_option=True))
     p.add_argument("agent_b", metavar="AGENT_B", type=agent_spec, nargs="?",
-                   help=agent_help("agent B") + " (none with --ladder)")
+                   help="agent B, of the same kinds (none with --ladder)")
     count = p.add_mutually_exclusive_group()
-    count.add_argument("--pairs", type=integer(1),
+    count.add_argument("--pairs", type=integer(1, MAX_PAIRS),
                        help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
-    count.add_argument("--hands", type=integer(1),
+    count.add_argument("--hands", type=integer(1, 2 * MAX_PAIRS),
                        help="hands to play in total (even: 2 hands per deal pair)")
     p.add_argument("--seed", type=integer(0), default=0, help="run seed (default 0)")
     p.add_argument("--workers", type=integer(1), default=None,
@@ -67,9 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--save-games", metavar="DIR",
+    p.add_argument("--save-games", metavar="DIR", type=output_dir,
                    help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
                         "and name A's biggest losses in the summary")
+    add_safe(p)
     ladder.add_arguments(p)
     add_version(p)
     return p
@@ -94,18 +102,16 @@ def _run(parser, args) -> int:
     if args.agent_b is None:
         raise UsageError("AGENT_B is required (or rate AGENT_A alone with --ladder)")
     pairs = pairs or DEFAULT_PAIRS
-    if args.save_games is not None:
-        try:
-            Path(args.save_games).mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise UsageError(f"--save-games: cannot create {args.save_games}: "
-                             f"{err.strerror or err}") from None
+    load_agents(args.agent_a, args.agent_b, safe=args.safe)
+    save_games = None if args.save_games is None else str(args.save_games)
+    if save_games is not None:
+        Path(save_games).mkdir(parents=True, exist_ok=True)
     result = run_duplicate(args.agent_a, args.agent_b, pairs, seed=args.seed,
                            workers=args.workers, progress=False if args.no_progress else None,
-                           save_games=args.save_games)
-    losses = biggest_losses(args.save_games, pairs) if args.save_games is not None else None
+                           save_games=save_games)
+    losses = biggest_losses(save_games, pairs) if save_games is not None else None
     if args.json:
-        extra = {} if losses is None else {"saved_games": args.save_games,
+        extra = {} if losses is None else {"saved_games": save_games,
                                            "biggest_losses": losses}
         print(json.dumps(result.to_dict() | extra))
     else:

@@ -58,9 +58,11 @@ from pathlib import Path
 
 import numpy as np
 
+from widderkopf_env.cli import UsageError, missing_extra, number, output_file
 from widderkopf_env.seeding import default_workers, derive_seed
 
 from .arena import Progress, agent_label, mean_ci95, run_duplicate
+from .cli_args import load_agents
 
 ELO_SCALE = 400.0  #: rating points per factor of 10 in the odds of winning a pair
 _C = math.log(10.0) / ELO_SCALE
@@ -69,7 +71,6 @@ BOOTSTRAP_SAMPLES = 1000
 CHUNK = 50  #: pairs per arena call (one block of deals)
 DEFAULT_PAIRS = 200  #: pairs per opponent
 REFERENCE_FILE = Path(__file__).with_name("ladder_reference.json")
-TRAIN_EXTRA_HINT = "the ladder plot needs matplotlib: pip install 'widderkopf-env[train]'"
 
 
 def expected_score(diff):
@@ -292,7 +293,7 @@ class LadderResult:
         try:
             import matplotlib
         except ImportError as err:
-            raise ImportError(f"{TRAIN_EXTRA_HINT} ({err})") from err
+            raise ImportError(missing_extra("the ladder plot", "train", err)) from err
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
@@ -369,17 +370,6 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
 
 # --- the command line (widderkopf-eval AGENT --ladder) ---------------------------------------
 
-def _seconds(text: str) -> float:
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
-    return value
-
 
 def add_arguments(parser) -> None:
     """The ladder's options of ``widderkopf-eval``."""
@@ -388,14 +378,29 @@ def add_arguments(parser) -> None:
     g.add_argument("--ladder", action="store_true",
                    help="rate AGENT_A on the ladder (give no AGENT_B); --pairs counts pairs "
                         f"per opponent (default {DEFAULT_PAIRS})")
-    g.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
+    g.add_argument("--time-budget", type=number(0, low_open=True), metavar="SECONDS",
                    help="with --ladder: stop each opponent's games when its share of the "
                         "budget is spent (pair counts then depend on speed)")
     g.add_argument("--baselines", metavar="LIST",
                    help="with --ladder: comma-separated baselines to play (default: all of "
                         "the reference run, e.g. random,heuristic,ppo to leave out pimc-uniform)")
-    g.add_argument("--plot", metavar="PNG", help="with --ladder: draw the ladder to this file "
-                                                 "(needs matplotlib: the [train] extra)")
+    g.add_argument("--plot", metavar="PNG", type=output_file,
+                   help="with --ladder: draw the ladder to this file (.png, .svg, .pdf, ...; "
+                        "needs matplotlib: the [train] extra)")
+
+
+def _check_plot_format(path) -> None:
+    """``--plot``'s matplotlib is installed and writes the file's format."""
+    try:
+        import matplotlib  # noqa: F401  (first: its submodules may be imported already)
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError as err:
+        raise UsageError(missing_extra("the ladder plot (--plot)", "train", err)) from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise UsageError(f"--plot {str(path)!r}: name the picture's format by its ending, "
+                         f"one of {', '.join('.' + f for f in sorted(formats))}")
 
 
 def main(parser, args, pairs: int | None) -> int:
@@ -407,16 +412,8 @@ def main(parser, args, pairs: int | None) -> int:
         parser.error(f"--ladder plays AGENT_A against every baseline: drop AGENT_B "
                      f"({args.agent_b!r})")
     if args.plot is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            parser.error(TRAIN_EXTRA_HINT)
-    from . import load_agent
-
-    try:
-        load_agent(args.agent_a)
-    except (ValueError, FileNotFoundError, ImportError) as err:
-        parser.error(str(err))
+        _check_plot_format(args.plot)
+    load_agents(args.agent_a, safe=getattr(args, "safe", False))
     baselines = None
     if args.baselines is not None:
         baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]

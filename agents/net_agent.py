@@ -25,7 +25,7 @@ from widderkopf_env.rules import PLAY
 from .canonical import ROLES, to_canonical
 from .features import SIZE as FEATURES
 from .features import card_features
-from .numpy_net import PolicySnapshot
+from .numpy_net import PolicySnapshot, check_layers
 
 __all__ = ["CardValues", "NetAgent"]
 
@@ -34,14 +34,9 @@ class CardValues:
     """The card-value MLP (ReLU): ``values(view, obs)`` -> 36 values by card id."""
 
     def __init__(self, layers):
+        check_layers(layers, OBS_SIZE + FEATURES, NUM_CARDS, "a card-value network")
         self.layers = [(np.ascontiguousarray(np.asarray(w, np.float32).T),
                         np.asarray(b, np.float32)) for w, b in layers]
-        if self.layers[0][0].shape[0] != OBS_SIZE + FEATURES or self.layers[-1][1].shape != (
-                NUM_CARDS,):
-            raise ValueError(f"a card-value network takes {OBS_SIZE + FEATURES} inputs and "
-                             f"gives {NUM_CARDS} values; these layers take "
-                             f"{self.layers[0][0].shape[0]} and give "
-                             f"{self.layers[-1][1].shape}")
 
     def canonical(self, x: np.ndarray) -> np.ndarray:
         """Values in canonical card order of inputs ``[canonical obs, features]``."""

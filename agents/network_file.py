@@ -18,13 +18,14 @@ Written by ``widderkopf-train`` (``final_policy.npz``), ``widderkopf-distill tra
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from .features import SIZE as FEATURES
 from .net_agent import CardValues, NetAgent
-from .numpy_net import PolicySnapshot
+from .numpy_net import PolicySnapshot, check_policy_weights
 
 __all__ = ["load_net_agent", "load_policy", "load_snapshot_agent", "load_values",
            "policy_arrays", "save_policy", "save_values"]
@@ -61,12 +62,30 @@ def save_policy(weights: dict, path, values=None) -> None:
 
 def load_policy(path) -> dict:
     """The weights dict that :class:`PolicySnapshot` takes, read from ``path``. Plain
-    arrays only: a file holding pickled objects is refused (``allow_pickle=False``)."""
-    with np.load(path, allow_pickle=False) as data:
-        n = sum(1 for k in data.files if k.startswith("w"))
-        layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        return {"layers": layers, "activation": str(data["activation"]),
-                "canonical": bool(data["canonical"])}
+    arrays only: a file holding pickled objects is refused (``allow_pickle=False``).
+    A missing file raises ``FileNotFoundError``; one that is not a network, or whose
+    layers do not chain from the observation to the actions, ``ValueError``."""
+    try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not a .npz archive")
+        with np.load(path, allow_pickle=False) as data:
+            missing = sorted({"w0", "b0", "activation", "canonical"} - set(data.files))
+            if missing:
+                raise ValueError(f"no array {', '.join(missing)} (a network file holds w0, "
+                                 "b0, w1, ..., activation, canonical)")
+            n = sum(1 for k in data.files if k.startswith("w"))
+            layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+            weights = {"layers": layers, "activation": str(data["activation"]),
+                       "canonical": bool(data["canonical"])}
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no network file at {str(path)!r}") from None
+    except KeyError as err:
+        raise ValueError(f"{str(path)!r} is not a network file: "
+                         f"{err.args[0] if err.args else err}") from None
+    except (OSError, ValueError, TypeError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{str(path)!r} is not a network file: {err}") from None
+    check_policy_weights(weights, repr(str(path)))
+    return weights
 
 
 def load_values(path) -> tuple[list, int] | None:
@@ -75,12 +94,16 @@ def load_values(path) -> tuple[list, int] | None:
     with np.load(Path(path), allow_pickle=False) as data:
         if "v_w0" not in data.files:
             return None
-        if int(data["v_features"]) != FEATURES:
-            raise ValueError(f"{path}: its card-value network reads {int(data['v_features'])} "
+        try:
+            features, tricks = int(data["v_features"]), int(data["v_tricks"])
+            n = sum(1 for k in data.files if k.startswith("v_w"))
+            layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{path}: not a card-value network ({err})") from None
+        if features != FEATURES:
+            raise ValueError(f"{path}: its card-value network reads {features} "
                              f"card features, this version computes {FEATURES}")
-        n = sum(1 for k in data.files if k.startswith("v_w"))
-        layers = [(data[f"v_w{i}"], data[f"v_b{i}"]) for i in range(n)]
-        return layers, int(data["v_tricks"])
+        return layers, tricks
 
 
 def load_net_agent(path, seed: int | None = None, deterministic: bool = True,
@@ -102,8 +125,11 @@ def load_snapshot_agent(spec: str, seed: int | None = None,
                         deterministic: bool = True) -> PolicySnapshot | NetAgent | None:
     """Loader for network files: a path to an existing ``.npz`` written by
     :func:`save_policy` is its agent (:func:`load_net_agent`); any other spec is not
-    ours (None)."""
+    ours (None). A ``.npz`` that does not exist raises ``FileNotFoundError``, one that is
+    not a network ``ValueError``."""
     path = Path(spec)
-    if path.suffix != ".npz" or not path.is_file():
+    if path.suffix.lower() != ".npz":
         return None
+    if not path.is_file():
+        raise FileNotFoundError(f"no network file at {str(spec)!r}")
     return load_net_agent(path, seed=seed, deterministic=deterministic)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from widderkopf_env.cards import ESCALATE, NUM_CARDS
-from widderkopf_env.observation import OFFSETS, encode_with_mask
+from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS
+from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_with_mask
 
 from .canonical import from_canonical, to_canonical, trump_of
 
@@ -54,6 +54,33 @@ def add_escalate_logit(z: np.ndarray, legal_cards: np.ndarray) -> np.ndarray:
     return z
 
 
+def check_layers(layers, inputs: int, outputs: int, what: str) -> None:
+    """Raise ``ValueError`` unless ``layers`` (``(W, b)`` pairs, ``W`` as ``(out, in)``)
+    chain from ``inputs`` to ``outputs`` numbers, saying where they do not."""
+    if not layers:
+        raise ValueError(f"{what} has no layers")
+    width = inputs
+    for i, (w, b) in enumerate(layers):
+        w, b = np.asarray(w), np.asarray(b)
+        if w.dtype.kind != "f" or b.dtype.kind != "f":
+            raise ValueError(f"{what}: layer {i} holds {w.dtype}/{b.dtype} arrays, not floats")
+        if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
+            raise ValueError(f"{what}: layer {i} has weights {w.shape} and bias {b.shape}; "
+                             f"it should take {width} inputs (weights (n, {width}), bias (n,))")
+        width = w.shape[0]
+    if width != outputs:
+        raise ValueError(f"{what} gives {width} outputs, {outputs} expected")
+
+
+def check_policy_weights(weights: dict, what: str = "the policy") -> None:
+    """Raise ``ValueError`` unless ``weights`` is a policy network this module runs: layers
+    from the observation (``OBS_SIZE``) to the 42 actions and a known activation."""
+    if weights.get("activation") not in ACTIVATIONS:
+        raise ValueError(f"{what}: activation {weights.get('activation')!r} is none of "
+                         f"{sorted(ACTIVATIONS)}")
+    check_layers(weights.get("layers"), OBS_SIZE, NUM_ACTIONS, what)
+
+
 class PolicySnapshot:
     """An Agent playing a snapshot of the learner's policy, torch-free.
 
@@ -64,6 +91,7 @@ class PolicySnapshot:
 
     def __init__(self, weights: dict, deterministic: bool = False, name: str = "ppo-snapshot",
                  seed: int | None = None):
+        check_policy_weights(weights)
         self.layers = [(np.ascontiguousarray(w.T), b) for w, b in weights["layers"]]
         self.activation = weights["activation"]
         self.canonical = weights.get("canonical", False)

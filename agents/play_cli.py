@@ -16,6 +16,10 @@ Answer with:
 A bad answer is explained and asked again. After each trick and each hand you see what
 happened; at the end of a hand, both players' card points, the hand's value and the
 match score.
+
+The deal seed is shown when the match ends (or you quit), never before: the seed fixes
+every deal (``Game.new(seed=...)``), so it would show the bot's hand and the face-down
+cards. Replay a match with ``--seed``.
 """
 
 from __future__ import annotations
@@ -37,10 +41,12 @@ from widderkopf_env.cards import (
     parse_card,
     trick_winner_offset,
 )
+from widderkopf_env.cli import add_version, integer, run_cli
+from widderkopf_env.deals import MAX_HANDS
 from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game, Phase
 
-from .cli_args import add_version, agent_help, agent_spec, integer, run_cli
+from .cli_args import add_safe, agent_help, agent_spec, load_agents
 
 SUIT_WORDS = {
     **{s.lower(): i for i, s in enumerate(SUITS)}, **{g: i for i, g in enumerate(SUIT_GLYPHS)},
@@ -195,13 +201,16 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Play Widderkopf in the terminal against a bot.",
                                 epilog=HELP_TEXT)
     p.add_argument("--opponent", default="heuristic", type=agent_spec,
-                   help=agent_help("the bot to play against (default heuristic)"))
-    p.add_argument("--hands", type=integer(1), default=1,
+                   help=agent_help("the bot to play against (default heuristic)",
+                                   safe_option=True))
+    p.add_argument("--hands", type=integer(1, MAX_HANDS), default=1,
                    help="hands in the match (default 1; 4 short, 6 full, 8 proper)")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0,
                    help="your seat: 0 (player_0, default) or 1")
     p.add_argument("--seed", type=integer(0), default=None,
-                   help="deal seed (default: random; printed so a match can be replayed)")
+                   help="deal seed (default: random; shown when the match ends, so that it "
+                        "can be replayed)")
+    add_safe(p)
     add_version(p)
     return p
 
@@ -215,19 +224,19 @@ def main(argv=None, stdin=None, stdout=None) -> int:
 
 
 def _run(args, stdin, stdout) -> int:
-    from . import load_agent
-
-    bot = load_agent(args.opponent)
+    [bot] = load_agents(args.opponent, safe=args.safe)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     game = Game.new(seed=seed, num_hands=args.hands)
     reset_agent(bot, seed)
     session = Session(game, args.seat, bot, stdin, stdout)
     session.say(f"Widderkopf: you (player_{args.seat}) against {args.opponent}, "
-                f"{args.hands} hand(s), seed {seed}. Type 'help' for how to enter moves.")
+                f"{args.hands} hand(s). Type 'help' for how to enter moves.")
     try:
         session.run()
     except Quit:
         session.say("Bye.")
+    # only now: the seed fixes every deal, the bot's hand and the face-down cards included
+    session.say(f"Deal seed {seed} (widderkopf-play --seed {seed} replays this match).")
     return 0
 
 

@@ -88,17 +88,25 @@ class RLlibAgent:
         return action
 
 
+def is_checkpoint(spec) -> bool:
+    """Whether ``spec`` names a folder that holds an RLlib checkpoint (or one RLModule's
+    folder); nothing in it is read."""
+    path = Path(spec)
+    return bool(str(spec)) and path.is_dir() and (path.joinpath(*MODULE_DIR).is_dir()
+                                                 or any(path.glob("module_state*")))
+
+
 def load_checkpoint_agent(spec: str, seed: int | None = None):
     """The ``widderkopf_env.agent_loaders`` entry point of the ``[rllib]`` part: a
     checkpoint directory is played as an :class:`RLlibAgent` (deterministic); other specs
     are not ours (None). Needs ray only when it is given a checkpoint."""
-    path = Path(spec)
-    if not spec or not path.is_dir() or not (path.joinpath(*MODULE_DIR).is_dir()
-                                            or any(path.glob("module_state*"))):
+    if not is_checkpoint(spec):
         return None  # not a directory holding an RLlib checkpoint
     try:
         import ray.rllib  # noqa: F401
     except ImportError as err:
-        raise ImportError(f"{spec!r} is an RLlib checkpoint: playing it needs the "
-                          f'[rllib] extra: pip install "widderkopf-env[rllib]" ({err})') from err
+        from widderkopf_env.cli import missing_extra
+
+        raise ImportError(missing_extra(f"{spec!r} is an RLlib checkpoint: playing it",
+                                        "rllib", err)) from err
     return RLlibAgent(spec, seed=seed)

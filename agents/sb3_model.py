@@ -20,10 +20,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-TRAIN_EXTRA_HINT = (
-    "playing a MaskablePPO model needs torch, stable-baselines3 and sb3-contrib: "
-    'pip install "widderkopf-env[train]"'
-)
+from widderkopf_env.cli import missing_extra
 
 
 def _legal_or_raise(action, view) -> int:
@@ -58,6 +55,14 @@ class PolicyAgent:
 
         obs, mask = encode_with_mask(view)
         return _legal_or_raise(self.fn(obs, mask), view)
+
+
+def check_model_path(path: Path) -> None:
+    """:func:`check_model_file` after checking that ``path`` is a file
+    (``FileNotFoundError`` otherwise)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no MaskablePPO model file at {str(path)!r}")
+    check_model_file(path)
 
 
 def check_model_file(path: Path) -> None:
@@ -104,7 +109,7 @@ def _import_maskable_ppo():
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as err:
-        raise ImportError(f"{TRAIN_EXTRA_HINT} ({err})") from err
+        raise ImportError(missing_extra("playing a MaskablePPO model", "train", err)) from err
     return MaskablePPO
 
 
@@ -136,9 +141,7 @@ class MaskablePPOAgent:
         self._rng = np.random.default_rng(seed)
         if isinstance(path_or_model, (str, Path)):
             path = Path(path_or_model)
-            if not path.is_file():
-                raise FileNotFoundError(f"no MaskablePPO model file at {str(path)!r}")
-            check_model_file(path)  # cheap, before torch is imported
+            check_model_path(path)  # cheap, before torch is imported
             MaskablePPO = _import_maskable_ppo()
             if torch_threads is not None:
                 import torch

@@ -18,11 +18,10 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, derive_seed
-from widderkopf_env.agents.cli_args import (
+from widderkopf_env.agents.cli_args import agent_help, agent_spec
+from widderkopf_env.cli import (
     UsageError,
     add_version,
-    agent_help,
-    agent_spec,
     int_list,
     integer,
     number,

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from widderkopf_env.agents.arena import run_duplicate
-from widderkopf_env.agents.cli_args import UsageError, integer, require_train_extra, run_cli
+from widderkopf_env.cli import UsageError, integer, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
 from .evaluation import evaluate

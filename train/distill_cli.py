@@ -25,16 +25,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from widderkopf_env.agents.cli_args import (
+from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.cli import (
     UsageError,
     add_version,
     int_list,
     integer,
     number,
+    output_dir,
+    output_file,
     require_train_extra,
     run_cli,
 )
-from widderkopf_env.agents.network_file import load_policy, save_policy
 
 from .distill_data import generate, load_shards
 from .export import init_file, network_file_arg
@@ -61,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
     add_version(p)
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="write PIMC-labelled shards (resumable)")
-    g.add_argument("--out", required=True, help="folder of the shards")
+    g.add_argument("--out", required=True, type=output_dir, help="folder of the shards")
     g.add_argument("--shards", type=integer(1), required=True)
     g.add_argument("--seed", type=integer(0), default=0)
     g.add_argument("--matches", type=integer(1), default=4, help="matches per shard")
@@ -78,7 +80,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", type=integer(1), default=1)
     t = sub.add_parser("train", help="fit a network to the shards")
     t.add_argument("--data", nargs="+", required=True, help="shard folders")
-    t.add_argument("--out", required=True, help="the network file to write (.npz)")
+    t.add_argument("--out", required=True, type=output_file,
+                   help="the network file to write (.npz)")
     t.add_argument("--max-shards", type=integer(1), default=None,
                    help="use shards 0..N-1 of each folder only")
     t.add_argument("--net-arch", type=int_list, default="512,512,256", metavar="N,N,...",

@@ -68,8 +68,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from widderkopf_env.agents.arena import derive_seed
-from widderkopf_env.agents.cli_args import run_cli
+from widderkopf_env.cli import run_cli
+from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
 from .checkpoints import TrainingInterrupted

@@ -19,17 +19,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from widderkopf_env.agents.cli_args import (
+from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.cards import TRICKS
+from widderkopf_env.cli import (
     UsageError,
     add_version,
     int_list,
     integer,
     number,
+    output_dir,
+    output_file,
     require_train_extra,
     run_cli,
 )
-from widderkopf_env.agents.network_file import load_policy, save_policy
-from widderkopf_env.cards import TRICKS
 
 from .distill_data import load_shards
 from .export import network_file_arg
@@ -46,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("data", help="write exact-value shards for the card-value network "
                                     "(resumable)")
-    v.add_argument("--out", required=True, help="folder of the shards")
+    v.add_argument("--out", required=True, type=output_dir, help="folder of the shards")
     v.add_argument("--shards", type=integer(1), required=True)
     v.add_argument("--seed", type=integer(0), default=0)
     v.add_argument("--games", type=integer(1), default=200, help="games per shard")
@@ -67,7 +69,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--policy", type=network_file_arg, required=True, metavar="POLICY",
                    help="the policy network for trumps, discards and escalations: ppo, net "
                         "or a network .npz")
-    f.add_argument("--out", required=True, help="the network file to write (.npz)")
+    f.add_argument("--out", required=True, type=output_file,
+                   help="the network file to write (.npz)")
     f.add_argument("--tricks", type=integer(0, TRICKS), default=12,
                    help="the card-value network plays with at most this many tricks left")
     f.add_argument("--max-shards", type=integer(1), default=None)

@@ -206,9 +206,10 @@ def to_rgb(items, size: tuple[int, int], symbols: dict | None = None,
     """The picture as a ``uint8`` numpy array of shape ``(height, width, 3)``."""
     try:
         from PIL import Image
-    except ImportError:
-        raise ImportError("rgb_array pictures need Pillow: pip install "
-                          "'widderkopf-env[render]'") from None
+    except ImportError as err:
+        from .cli import missing_extra
+
+        raise ImportError(missing_extra("rgb_array pictures (Pillow)", "render", err)) from None
     import numpy as np
 
     w, h = size

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from html import escape
-from pathlib import Path
 
 from .canvas import svg_symbols
+from .cli import UsageError, add_version, check_output_file, existing_file, output_file, run_cli
 from .picture import CARD_H, CARD_W, SYMBOLS, svg_parts, table_of_view
 from .render import describe_action
 from .rules import Game
@@ -175,31 +174,42 @@ def build_parser() -> argparse.ArgumentParser:
         prog="widderkopf-replay",
         description="Write a self-contained HTML page that replays a saved game "
                     "(Game.to_json, e.g. from widderkopf-eval --save-games DIR).")
-    p.add_argument("game", metavar="GAME.json", help="a game saved with Game.to_json")
-    p.add_argument("-o", "--output", metavar="OUT.html",
-                   help="where to write the page (default: GAME.html beside GAME.json)")
+    p.add_argument("game", metavar="GAME.json", type=existing_file,
+                   help="a game saved with Game.to_json")
+    p.add_argument("-o", "--output", metavar="OUT.html", type=output_file,
+                   help="where to write the page (default: GAME.html beside GAME.json; "
+                        "never the game file itself)")
+    add_version(p)
     return p
 
 
 def main(argv=None) -> int:
+    """The console script; returns the exit status (0, 2 for a usage or I/O error, 130
+    after Ctrl-C: :func:`widderkopf_env.cli.run_cli`)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    source = Path(args.game)
+    return run_cli(parser, lambda: _run(parser.parse_args(argv)))
+
+
+def _run(args) -> int:
+    source = args.game
+    out = args.output if args.output is not None else source.with_suffix(".html")
+    if out.exists() and out.samefile(source):
+        raise UsageError(f"the page would overwrite the game {str(source)!r} itself: give "
+                         "-o another file")
+    if args.output is None:
+        check_output_file(out)
     try:
         text = source.read_text(encoding="utf-8")
-    except OSError as err:
-        parser.error(f"cannot read {source}: {err.strerror or err}")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{str(source)!r} is not a saved widderkopf game (Game.to_json): "
+                         f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     try:
         game = Game.from_json(text)
     except (ValueError, KeyError, TypeError) as err:
-        parser.error(f"{source} is not a saved widderkopf game (Game.to_json): {err}")
-    out = Path(args.output) if args.output else source.with_suffix(".html")
-    try:
-        out.write_text(replay_html(game, f"Widderkopf replay: {source.name}"), encoding="utf-8")
-    except OSError as err:
-        parser.error(f"cannot write {out}: {err.strerror or err}")
+        raise UsageError(f"{str(source)!r} is not a saved widderkopf game (Game.to_json): "
+                         f"{err}") from None
+    out.write_text(replay_html(game, f"Widderkopf replay: {source.name}"), encoding="utf-8")
     print(f"wrote {out} ({len(game.history)} decisions)")
-    sys.stdout.flush()
     return 0
 
 

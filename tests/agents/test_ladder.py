@@ -200,7 +200,7 @@ def test_time_budget_stops_early():
 @pytest.mark.parametrize("argv, message", [
     (["random", "heuristic", "--ladder"], "drop AGENT_B"),
     (["random", "--time-budget", "5"], "go with --ladder"),
-    (["random", "--ladder", "--time-budget", "-1"], "positive number of seconds"),
+    (["random", "--ladder", "--time-budget", "-1"], "--time-budget: expected a number > 0"),
     (["random", "--ladder", "--baselines", "random,nobody"], "--baselines"),
     (["nobody", "--ladder"], "unknown agent"),
     (["random"], "AGENT_B is required"),

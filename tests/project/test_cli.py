@@ -125,7 +125,7 @@ def test_bad_inputs_are_rejected_and_asked_again():
 def test_end_of_input_and_quit_exit_cleanly():
     out = io.StringIO()
     assert play_main(["--seed", "1"], stdin=io.StringIO(""), stdout=out) == 0
-    assert out.getvalue().rstrip().endswith("Bye.")
+    assert "Bye." in out.getvalue().rstrip().splitlines()[-2]
     out = io.StringIO()
     assert play_main(["--seed", "1"], stdin=io.StringIO("quit\n"), stdout=out) == 0
     assert "Bye." in out.getvalue() and "Hand 1 over" not in out.getvalue()
@@ -160,3 +160,35 @@ def test_parse_move_words_names_and_numbers():
     with pytest.raises(ValueError, match="not a move"):
         parse_move("queen of hearts", view)
     assert parse_card("td") == parse_card("10D")
+
+
+def test_play_shows_the_deal_seed_only_when_the_match_is_over():
+    """The seed fixes every deal (Game.new(seed)): shown earlier, it would give away the
+    bot's hand and the face-down cards."""
+    text, _ = run_play(["--opponent", "random", "--hands", "2"])
+    seed = re.search(r"Deal seed (\d+) \(widderkopf-play --seed \1 replays this match\)",
+                     text)
+    assert seed, text
+    assert text.index("Match over") < seed.start()
+    assert seed[1] not in text[:text.index("Match over")]
+    # and it replays the match
+    again, _ = run_play(["--opponent", "random", "--hands", "2", "--seed", seed[1]])
+    assert again == text
+
+
+def test_a_network_of_the_wrong_shapes_is_refused_before_the_match(tmp_path, capsys):
+    """It used to load, then fail with a numpy error at its first decision."""
+    from widderkopf_env.agents import load_agent
+    from widderkopf_env.agents.shipped import load_policy, save_policy
+
+    weights = load_policy()
+    weights["layers"][-1] = (weights["layers"][-1][0][:40], weights["layers"][-1][1][:40])
+    save_policy(weights, tmp_path / "short.npz")
+    with pytest.raises(ValueError, match="gives 40 outputs, 42 expected"):
+        load_agent(str(tmp_path / "short.npz"))
+    for argv in ([str(tmp_path / "short.npz"), "random", "--pairs", "1", "--workers", "1"],
+                 [str(tmp_path / "short.npz"), "--ladder", "--pairs", "1", "--workers", "1"]):
+        with pytest.raises(SystemExit) as err:
+            eval_main(argv)
+        assert err.value.code == 2
+        assert "gives 40 outputs, 42 expected" in capsys.readouterr().err

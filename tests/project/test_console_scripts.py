@@ -1,10 +1,10 @@
-"""The console scripts as installed (``widderkopf-eval``, ``widderkopf-play``,
-``widderkopf-train``, ``widderkopf-distill``, ``widderkopf-values`` next to the interpreter,
-and ``python -m widderkopf_env.train.demo``),
-run as a user runs them: a short run exits 0; every bad command line exits 2 with a
-usage error and writes nothing; a missing ``[train]`` extra is named with its pip
-command; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) exits 130
-with one line and no traceback from the script or its worker processes.
+"""The console scripts as installed (``widderkopf-eval``, ``-play``, ``-train``, ``-replay``,
+``-exploit``, ``-distill``, ``-values``, ``-train-rllib`` next to the interpreter, and ``python -m
+widderkopf_env.train.demo``), run as a user runs them: a short run exits 0; every bad
+command line exits 2 with a usage error and writes nothing; a missing extra is named with
+its pip command; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) exits
+130 with one line and no traceback from the script or its worker processes; no file is
+loaded while the command line is parsed, and ``--safe`` loads none that runs code.
 """
 
 from __future__ import annotations
@@ -14,37 +14,22 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, make_files, run, snapshot
 
-BIN = Path(sys.executable).parent
-SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf-distill",
-           "widderkopf-values")
+SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf-replay",
+           "widderkopf-exploit", "widderkopf-distill", "widderkopf-values",
+           "widderkopf-train-rllib")
 TRAIN_HINT = 'pip install "widderkopf-env[train]"'
 # a tiny, fast training configuration
 TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
         "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
         "--final-eval-pairs", "2", "--crack-after", "0"]
-
-
-def command(name: str, *args: str) -> list[str]:
-    if name == "demo":
-        return [sys.executable, "-m", "widderkopf_env.train.demo", *args]
-    path = BIN / name
-    if not path.exists():
-        pytest.skip(f"{name} is not installed next to {sys.executable}")
-    return [str(path), *args]
-
-
-def run(cmd: list[str], cwd: Path, env: dict | None = None, stdin: str = "",
-        timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, input=stdin, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def _default_sigint() -> None:
@@ -125,12 +110,8 @@ def children(pid: int) -> list[str]:
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    """A folder with a corrupt zip, a zip that is not a model and a plain file."""
-    (tmp_path / "corrupt.zip").write_bytes(b"PK\x03\x04 not really a zip")
-    with zipfile.ZipFile(tmp_path / "notmodel.zip", "w") as archive:
-        archive.writestr("readme.txt", "hello")
-    (tmp_path / "afile").write_text("x")
-    return tmp_path
+    """:func:`cli_helpers.make_files`: the bad and good inputs of the table."""
+    return make_files(tmp_path)
 
 
 # --- successful runs exit 0 -------------------------------------------------------------------
@@ -212,7 +193,7 @@ BAD = [
     ("widderkopf-eval", ["random", "random", "--hands", "5"], "--hands must be even"),
     ("widderkopf-eval", ["random", "random", "--seed", "-1"], "--seed: expected an integer"),
     ("widderkopf-eval", ["random", "random", "--workers", "0"], "--workers: expected"),
-    ("widderkopf-play", ["--hands", "0"], "--hands: expected an integer >= 1"),
+    ("widderkopf-play", ["--hands", "0"], "--hands: expected an integer in 1..1,000,000"),
     ("widderkopf-play", ["--seed", "x"], "--seed: expected an integer >= 0, got 'x'"),
     ("widderkopf-play", ["--opponent", "nosuchbot"], "unknown agent 'nosuchbot'"),
     ("widderkopf-play", ["--opponent", "notmodel.zip"], "not a saved MaskablePPO model"),
@@ -244,6 +225,46 @@ BAD = [
      "--init: 'nobody' is neither 'ppo', 'net'"),
     ("demo", ["--steps", "0"], "--steps: expected an integer >= 1"),
     ("demo", ["--out", "."], "not an earlier demo's folder"),
+    # a .npz that is not a network, or one of the wrong shapes (checked when loaded)
+    ("widderkopf-eval", ["plain.npz", "random"], "'plain.npz' is not a network file: no array"),
+    ("widderkopf-eval", ["wrong.npz", "random", "--pairs", "1", "--workers", "1"],
+     "layer 0 has weights (256, 10)"),
+    ("widderkopf-play", ["--opponent", "plain.npz"], "'plain.npz' is not a network file"),
+    ("widderkopf-train", ["--opponent", "plain.npz"], "'plain.npz' is not a network file"),
+    ("widderkopf-train", ["--init", "plain.npz"], "'plain.npz' is not a network file"),
+    ("widderkopf-exploit", ["plain.npz"], "'plain.npz' is not a network file"),
+    ("widderkopf-distill", ["generate", "--out", "g", "--shards", "1", "--policy",
+                            "corrupt.zip"], "'corrupt.zip' is not a network file"),
+    # a missing file says so, whatever its kind
+    ("widderkopf-eval", ["missing.npz", "random"], "no network file at 'missing.npz'"),
+    ("widderkopf-play", ["--opponent", "missing.npz"], "no network file at 'missing.npz'"),
+    # inputs are bounded
+    ("widderkopf-play", ["--hands", "2000000"], "--hands: expected an integer in 1..1,000,000"),
+    ("widderkopf-eval", ["random", "random", "--pairs", "10" + "0" * 28],
+     "--pairs: expected an integer in 1..1,000,000"),
+    ("widderkopf-eval", ["random", "random", "--hands", "10" + "0" * 28],
+     "--hands: expected an integer in 1..2,000,000"),
+    # output paths are checked before the work
+    ("widderkopf-eval", ["random", "random", "--save-games", "afile"], "is not a folder"),
+    ("widderkopf-eval", ["random", "--ladder", "--plot", "nodir/ladder.png"], "no folder"),
+    ("widderkopf-eval", ["random", "--ladder", "--plot", "ladder.nopicture"],
+     "name the picture's format"),
+    ("widderkopf-exploit", ["random", "--out", "afile"], "exists and is not a folder"),
+    ("widderkopf-exploit", ["random", "--n-steps", "1", "--n-envs", "1", "--out", "new"],
+     "--n-steps x --n-envs must be at least 2"),
+    ("widderkopf-exploit", ["random", "--out", "trainrun"], "holds a widderkopf-train run"),
+    ("widderkopf-distill", ["generate", "--out", "afile", "--shards", "1"],
+     "exists and is not a folder"),
+    ("widderkopf-distill", ["train", "--data", "d", "--out", "."], "is a folder, not a file"),
+    ("widderkopf-distill", ["train", "--data", "d", "--out", "nodir/net.npz"], "no folder"),
+    # widderkopf-replay: a file that is not UTF-8, and never over its input
+    ("widderkopf-replay", ["latin1.json"], "not UTF-8 text"),
+    ("widderkopf-replay", ["game.json", "-o", "game.json"], "would overwrite the game"),
+    ("widderkopf-replay", ["missing.json"], "cannot read 'missing.json': no such file"),
+    # --safe loads no file that runs code
+    ("widderkopf-eval", ["evil.zip", "random", "--safe"], "--safe refuses 'evil.zip'"),
+    ("widderkopf-play", ["--opponent", "evil.zip", "--safe"], "--safe refuses 'evil.zip'"),
+    ("widderkopf-exploit", ["evil.zip", "--safe"], "--safe refuses 'evil.zip'"),
 ]
 
 
@@ -251,14 +272,15 @@ BAD = [
 def test_bad_command_line_exits_2_and_writes_nothing(files, name, args, message):
     if name in ("widderkopf-train", "demo") and "--out" not in args:
         args = [*args, "--out", "run"]
-    before = sorted(p.name for p in files.iterdir())
+    before = snapshot(files)
     done = run(command(name, *args), files)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith("usage: ") and "error: " in lines[-1], done.stderr
+    assert name == "demo" or lines[-1].startswith(f"{name}"), lines[-1]  # its own name
     assert message in lines[-1]
-    assert sorted(p.name for p in files.iterdir()) == before  # nothing written
+    assert snapshot(files) == before  # nothing written, nothing loaded (no "pwned")
     assert done.stdout == ""
 
 
@@ -302,6 +324,18 @@ def test_eval_ctrl_c_with_workers_exits_130(tmp_path, spawn):
         "widderkopf-eval: interrupted")
 
 
+def test_exploit_ctrl_c_while_training_exits_130(tmp_path, spawn):
+    run_dir = tmp_path / "out"
+    job = spawn(command("widderkopf-exploit", "random", "--steps", "1000000", "--n-envs", "2",
+                        "--eval-pairs", "2", "--curve-pairs", "2", "--workers", "1",
+                        "--init", "none", "--no-progress", "--out", str(run_dir)), tmp_path)
+    job.wait_for(lambda: (run_dir / "tb").exists(), 180)
+    time.sleep(1.0)  # learning
+    code, output = job.ctrl_c()
+    assert assert_one_interrupt_line(code, output, "widderkopf-exploit") == (
+        "widderkopf-exploit: interrupted")
+
+
 def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path, spawn):
     game = spawn(command("widderkopf-play", "--seed", "3"), tmp_path)
     game.wait_for(lambda: game.output.endswith("> "))
@@ -310,27 +344,3 @@ def test_play_ctrl_c_at_the_prompt_exits_130(tmp_path, spawn):
         "widderkopf-play: interrupted")
 
 
-# --- the argparse types, in process ------------------------------------------------------------
-
-def test_argument_types_accept_the_range_and_name_it_otherwise():
-    import argparse
-
-    from widderkopf_env.agents.cli_args import int_list, integer, number
-
-    assert integer(1)("1_000") == 1000 and integer(0)("0") == 0
-    assert number(0, 1)("1") == 1.0 and number(0, low_open=True)("1e-9") == 1e-9
-    assert int_list(" 64, 32 ") == [64, 32]
-    for convert, text, message in [
-        (integer(1), "0", "expected an integer >= 1, got 0"),
-        (integer(0), "1.5", "expected an integer >= 0, got '1.5'"),
-        (number(0, 1), "1.01", "expected a number from 0 to 1, got 1.01"),
-        (number(0, 1), "nan", "expected a number from 0 to 1, got nan"),
-        (number(0, low_open=True), "0", "expected a number > 0, got 0"),
-        (number(0, low_open=True), "inf", "expected a number > 0, got inf"),
-        (number(0), "-0.5", "expected a number >= 0, got -0.5"),
-        (int_list, "64,,32", "expected comma-separated positive integers"),
-        (int_list, "64,0", "expected comma-separated positive integers"),
-        (int_list, "²", "expected comma-separated positive integers"),
-    ]:
-        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
-            convert(text)

@@ -164,11 +164,14 @@ def test_league_mapping_puts_main_in_one_seat_of_every_episode():
 # --- the command line ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, message", [
-    (["--iterations", "1", "--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
+    (["--iterations", "1", "--num-env-runners", "-1"],
+     "--num-env-runners: expected an integer >= 0"),
     (["--iterations", "1", "--self-play", "0.7", "--heuristic", "0.5"], "must be <= 1"),
     (["--minibatch", "500", "--batch", "100", "--iterations", "1"], "must not exceed"),
     ([], "give --iterations or --minutes"),
-    (["--iterations", "0"], "must be > 0"),
+    (["--iterations", "0"], "--iterations: expected an integer >= 1"),
+    (["--iterations", "1", "--hidden", "64,0"], "--hidden: expected comma-separated"),
+    (["--iterations", "1", "--self-play", "nan"], "--self-play: expected a number from 0 to 1"),
     (["--iterations", "1", "--resume", "/nonexistent"], "not a checkpoint"),
 ])
 def test_cli_usage_errors_exit_2(argv, message, capsys):

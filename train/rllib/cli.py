@@ -23,7 +23,17 @@ import sys
 import time
 from pathlib import Path
 
-from widderkopf_env.agents.cli_args import int_list
+from widderkopf_env.agents.eval_cli import MAX_PAIRS
+from widderkopf_env.cli import (
+    DefaultsHelp,
+    add_version,
+    int_list,
+    integer,
+    number,
+    output_dir,
+    require_extra,
+    run_cli,
+)
 
 from .league import (
     HEURISTIC,
@@ -35,75 +45,72 @@ from .league import (
     snapshot_main,
 )
 
-
-def _positive(kind):
-    def parse(text):
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-        return value
-    return parse
-
-
-def _probability(text):
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return value
+POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
+SECONDS = number(0, low_open=True)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="widderkopf-train-rllib", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="widderkopf-train-rllib", description=__doc__.split("\n")[0],
+                                formatter_class=DefaultsHelp,
+                                epilog="Trust: --resume loads an RLlib checkpoint, which holds "
+                                       "pickles that run code when loaded: resume only from "
+                                       "checkpoints you trust.")
     a = p.add_argument
-    a("--iterations", type=_positive(int), default=None, help="stop after this many PPO "
+    a("--iterations", type=POSITIVE, default=None, help="stop after this many PPO "
       "iterations in total (default: only --minutes)")
-    a("--minutes", type=_positive(float), default=None, help="stop after this much wall time")
-    a("--num-env-runners", type=int, default=1, help="env runner actors sampling games "
-      "(0: sample in this process; default 1)")
-    a("--envs-per-runner", type=_positive(int), default=1, help="games each env runner "
-      "steps at once (one batched forward pass for all; default 1)")
+    a("--minutes", type=SECONDS, default=None, help="stop after this much wall time")
+    a("--num-env-runners", type=COUNT, default=1, help="env runner actors sampling games "
+      "(0: sample in this process)")
+    a("--envs-per-runner", type=POSITIVE, default=1, help="games each env runner "
+      "steps at once (one batched forward pass for all)")
     a("--address", default=None, help="join a running Ray cluster ('auto' or HOST:PORT); "
       "default: start a local Ray")
-    a("--num-cpus", type=_positive(int), default=None, help="CPUs of the local Ray")
-    a("--out", default="runs/rllib", help="checkpoint directory (default runs/rllib)")
-    a("--resume", default=None, help="a checkpoint directory to continue from")
-    a("--seed", type=int, default=0)
-    a("--slots", type=_positive(int), default=3, help="frozen snapshots in the league")
-    a("--self-play", type=_probability, default=0.2, help="share of games main vs main")
-    a("--heuristic", type=_probability, default=0.2, help="share of games main vs heuristic")
-    a("--snapshot-return", type=float, default=0.5, help="snapshot main when its mean "
-      "return per game in an iteration exceeds this (game points; default 0.5)")
-    a("--checkpoint-every", type=_positive(int), default=5)
-    a("--eval-every", type=int, default=5, help="evaluate every N iterations (0: only at "
+    a("--num-cpus", type=POSITIVE, default=None, help="CPUs of the local Ray")
+    a("--out", type=output_dir, default="runs/rllib", help="checkpoint directory")
+    a("--resume", default=None, help="a checkpoint directory to continue from (loading it "
+      "runs code stored in it: only checkpoints you trust)")
+    a("--seed", type=COUNT, default=0)
+    a("--slots", type=POSITIVE, default=3, help="frozen snapshots in the league")
+    a("--self-play", type=SHARE, default=0.2, help="share of games main vs main")
+    a("--heuristic", type=SHARE, default=0.2, help="share of games main vs heuristic")
+    a("--snapshot-return", type=number(), default=0.5, help="snapshot main when its mean "
+      "return per game in an iteration exceeds this (game points)")
+    a("--checkpoint-every", type=POSITIVE, default=5)
+    a("--eval-every", type=COUNT, default=5, help="evaluate every N iterations (0: only at "
       "the end)")
-    a("--eval-pairs", type=int, default=100, help="duplicate deal pairs per evaluation "
-      "(0: no evaluation)")
-    a("--batch", type=_positive(int), default=2000, help="env steps per PPO iteration")
-    a("--minibatch", type=_positive(int), default=500)
-    a("--epochs", type=_positive(int), default=2)
-    a("--lr", type=_positive(float), default=1e-3)
-    a("--sample-timeout", type=_positive(float), default=600.0, help="seconds to wait "
-      "for the env runners' samples in one iteration (default 600)")
+    a("--eval-pairs", type=integer(0, MAX_PAIRS), default=100, help="duplicate deal pairs "
+      "per evaluation (0: no evaluation)")
+    a("--batch", type=POSITIVE, default=2000, help="env steps per PPO iteration")
+    a("--minibatch", type=POSITIVE, default=500)
+    a("--epochs", type=POSITIVE, default=2)
+    a("--lr", type=number(0, low_open=True), default=1e-3)
+    a("--sample-timeout", type=SECONDS, default=600.0, help="seconds to wait "
+      "for the env runners' samples in one iteration")
     a("--net-arch", type=int_list, default="128,128", metavar="N,N,...",
-      help="hidden layer sizes (default 128,128)")
+      help="hidden layer sizes")
+    add_version(p)
     return p
 
 
 def check_args(p: argparse.ArgumentParser, args) -> None:
     """Usage errors (exit 2) for combinations argparse cannot check."""
-    if args.num_env_runners < 0:
-        p.error(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
-    if args.eval_every < 0 or args.eval_pairs < 0:
-        p.error("--eval-every and --eval-pairs must be >= 0")
     if args.self_play + args.heuristic > 1.0:
         p.error(f"--self-play + --heuristic must be <= 1, got {args.self_play + args.heuristic}")
     if args.minibatch > args.batch:
         p.error(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
     if args.iterations is None and args.minutes is None:
         p.error("give --iterations or --minutes (or both)")
-    if args.resume is not None and not Path(args.resume, "league.json").is_file():
-        p.error(f"--resume {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
-                "(no league.json)")
+    if args.resume is not None:
+        if not Path(args.resume, "league.json").is_file():
+            p.error(f"--resume {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
+                    "(no league.json)")
+        try:
+            slots = LeagueState.load(args.resume).slots
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            p.error(f"--resume {args.resume!r}: its league.json does not read ({err})")
+        if slots != args.slots:
+            p.error(f"--resume {args.resume!r}: the checkpoint's league has {slots} slots, "
+                    f"--slots says {args.slots}")
 
 
 def build_config(args):
@@ -222,16 +229,19 @@ def _train(algo, args, log) -> dict:
 
 
 def main(argv=None) -> int:
+    """The console script; returns the exit status (0, 2 for a usage or I/O error, 130
+    after Ctrl-C)."""
     p = parser()
-    args = p.parse_args(argv)
-    check_args(p, args)
-    try:
+
+    def body() -> int:
+        args = p.parse_args(argv)
+        check_args(p, args)
+        require_extra("widderkopf-train-rllib", "rllib", ("ray.rllib", "torch"))
         summary = run(args, log=functools.partial(print, flush=True))
-    except (ValueError, FileNotFoundError) as err:
-        print(f"widderkopf-train-rllib: error: {err}", file=sys.stderr)
-        return 1
-    print(json.dumps(summary))
-    return 0
+        print(json.dumps(summary))
+        return 0
+
+    return run_cli(p, body)
 
 
 if __name__ == "__main__":

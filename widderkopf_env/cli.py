@@ -1,0 +1,305 @@
+"""What every console script shares: argparse value types, one way to end, one hint.
+
+Each script checks its whole command line before it writes anything or starts long work:
+value ranges and paths through the argparse types below, everything else (options that
+must agree, a file that is not what it should be, a missing pip extra) by raising
+:class:`UsageError` from the script's body. :func:`run_cli` is the one place that turns
+those into exit statuses:
+
+- :class:`UsageError`: ``prog: error: ...`` after the usage line, exit status 2 (as
+  argparse does for a bad option);
+- an I/O error (``OSError``: a file that cannot be read or written): one line
+  ``prog: error: ...``, exit status 2;
+- Ctrl-C (``KeyboardInterrupt``): one line on stderr, exit status 130 (128 + SIGINT, as
+  shells report a process ended by Ctrl-C), and no traceback from this process or
+  from its worker processes;
+- stdout closed early (``widderkopf-eval ... | head -1``): no traceback, exit status 1.
+
+The path types check without writing: an output folder need not exist yet (the script
+creates it once the whole command line is checked), but the nearest folder that does
+exist must accept a new file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
+
+#: The package's optional extras and what each brings (pyproject.toml).
+EXTRAS = {
+    "train": "torch, stable-baselines3, sb3-contrib, ...",
+    "rllib": "ray[rllib], torch",
+    "render": "Pillow, moviepy, ...",
+    "clients": "tianshou, torchrl, ...",
+}
+#: Modules of the ``[train]`` extra that training imports.
+TRAIN_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib",
+                 "tqdm", "rich")
+
+
+class UsageError(ValueError):
+    """A command line that cannot run (reported like an argparse error, exit status 2)."""
+
+
+# --- the missing-extra hint ------------------------------------------------------------------
+
+def install_hint(extra: str) -> str:
+    """How to install the ``[extra]`` of this package, from a clone and once published."""
+    return (f'pip install "widderkopf-env[{extra}]" (from a clone of the repository: '
+            f'pip install ".[{extra}]")')
+
+
+def missing_extra(what: str, extra: str, err: BaseException | None = None) -> str:
+    """The message for ``what`` needing the ``[extra]`` that is not installed."""
+    brings = f" ({EXTRAS[extra]})" if extra in EXTRAS else ""
+    why = f" ({err})" if err is not None else ""
+    return (f"{what} needs the [{extra}] extra{brings}, which is not installed{why}; "
+            f"install it with: {install_hint(extra)}")
+
+
+def require_extra(what: str, extra: str, modules) -> None:
+    """Raise :class:`UsageError` (:func:`missing_extra`) unless every module imports."""
+    for name in modules:
+        try:
+            __import__(name)
+        except ImportError as err:
+            raise UsageError(missing_extra(what, extra, err)) from None
+
+
+def require_train_extra(what: str) -> None:
+    """:func:`require_extra` for the ``[train]`` extra's modules."""
+    require_extra(what, "train", TRAIN_MODULES)
+
+
+# --- argparse types ----------------------------------------------------------------------------
+
+def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an int, at least ``minimum`` and at most ``maximum`` when given."""
+    want = ("an integer" if minimum is None and maximum is None
+            else f"an integer >= {minimum}" if maximum is None
+            else f"an integer <= {maximum:,}" if minimum is None
+            else f"an integer in {minimum}..{maximum:,}")
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
+        if (minimum is not None and value < minimum) or (maximum is not None
+                                                          and value > maximum):
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text.strip()}")
+        return value
+
+    convert.__name__ = want
+    return convert
+
+
+def number(low: float | None = None, high: float | None = None,
+           low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite float in ``[low, high]`` (``(low, high]`` with
+    ``low_open``; a missing bound is not checked)."""
+    bounds = ([f"{'>' if low_open else '>='} {low:g}"] if low is not None else []) + (
+        [f"<= {high:g}"] if high is not None else [])
+    want = " ".join(["a number", " and ".join(bounds)]).strip()
+    if len(bounds) == 2 and not low_open:
+        want = f"a number from {low:g} to {high:g}"
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
+        too_low = low is not None and (value <= low if low_open else value < low)
+        too_high = high is not None and value > high
+        if not math.isfinite(value) or too_low or too_high:
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text}")
+        return value
+
+    convert.__name__ = want
+    return convert
+
+
+def int_list(text: str) -> list[int]:
+    """An argparse type: comma-separated positive ints, e.g. ``256,256``."""
+    items = [t.strip() for t in text.split(",")]
+    if not all(t.isascii() and t.isdigit() and int(t) > 0 for t in items):
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated positive integers such as 256,256, got {text!r}")
+    return [int(t) for t in items]
+
+
+def existing_file(text: str) -> Path:
+    """An argparse type: the path of an existing, readable file."""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"cannot read {text!r}: no such file")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"cannot read {text!r}: not a file")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {text!r}: permission denied")
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """An argparse type: a folder to write files in, existing or not (it is not created
+    here): not a file, and the nearest existing folder on its path accepts a new file."""
+    try:
+        check_output_dir(Path(text))
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return Path(text)
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file to write, in a folder that exists and accepts a new file;
+    not a folder."""
+    try:
+        check_output_file(Path(text))
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return Path(text)
+
+
+def check_output_dir(path: Path) -> None:
+    """Raise :class:`UsageError` unless ``path`` is, or can be made, a writable folder."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{str(path)!r} exists and is not a folder")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"cannot create {str(path)!r}: {str(existing)!r} is not a folder")
+    _check_writable(existing, path)
+
+
+def check_output_file(path: Path) -> None:
+    """Raise :class:`UsageError` unless ``path`` can be written as a file."""
+    if path.is_dir():
+        raise UsageError(f"{str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {str(path)!r}: no folder {str(folder)!r}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"cannot write {str(path)!r}: permission denied")
+    _check_writable(folder, path)
+
+
+def _check_writable(folder: Path, target: Path) -> None:
+    """A file can be created in ``folder`` (tried with a temporary file, removed at once:
+    permissions alone do not tell, e.g. on a read-only file system or for root)."""
+    ok = os.access(folder, os.W_OK | os.X_OK)
+    if ok:
+        try:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError:
+            ok = False
+    if not ok:
+        raise UsageError(f"cannot write {str(target)!r}: the folder {str(folder)!r} does not "
+                         "accept new files")
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: prints the program name and the package version, exits 0."""
+    from widderkopf_env import __version__
+
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s (widderkopf-env) {__version__}")
+
+
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with every default shown, except empty ones (None, False) and those of
+    ``--no-...`` flags."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False or action.const is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+# --- running a script ----------------------------------------------------------------------------
+
+def run_cli(parser: argparse.ArgumentParser, body: Callable[[], int | None],
+            on_interrupt: Callable[[KeyboardInterrupt], str] | None = None) -> int:
+    """Run ``body()`` (which parses the command line) and return its exit status (None
+    counts as 0), mapping errors as the module documentation says. ``on_interrupt``
+    gives the line printed after Ctrl-C (default: ``interrupted``)."""
+    with _interrupts_in_this_process_only():
+        try:
+            status = body()
+            sys.stdout.flush()
+            return 0 if status is None else int(status)
+        except UsageError as err:
+            parser.error(str(err))
+        except KeyboardInterrupt as exc:
+            message = on_interrupt(exc) if on_interrupt is not None else "interrupted"
+            return _say(parser, message, EXIT_INTERRUPTED, newline=True)
+        except BrokenPipeError:
+            # the reader went away: print nothing more, not even at interpreter exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+        except OSError as err:
+            return _say(parser, f"error: {io_error(err)}", EXIT_USAGE)
+    return EXIT_USAGE  # not reached: parser.error exits
+
+
+def io_error(err: OSError) -> str:
+    """``err`` as one line: what failed and on which file."""
+    what = err.strerror or str(err) or type(err).__name__
+    names = [str(n) for n in (err.filename, err.filename2) if n is not None]
+    return f"{what}: {' -> '.join(names)}" if names else what
+
+
+def _say(parser, message: str, status: int, newline: bool = False) -> int:
+    try:
+        sys.stderr.write(f"{chr(10) if newline else ''}{parser.prog}: {message}\n")
+        sys.stderr.flush()
+    except KeyboardInterrupt:  # Ctrl-C pressed again: the line may be cut short
+        pass
+    return status
+
+
+@contextmanager
+def _interrupts_in_this_process_only():
+    """Ctrl-C reaches every process of the terminal's process group, worker processes
+    included (the arena's pool, SubprocVecEnv). Inside this block only this process
+    raises ``KeyboardInterrupt``; forked workers ignore SIGINT and are ended by this
+    process as it unwinds, so they print no traceback. Workers started by a fork server
+    inherit an ignored SIGINT from it. (Workers started by ``spawn``, the default on
+    macOS and Windows, still get the default handler.) Nothing changes when SIGINT is
+    not Python's default handler, e.g. under ``nohup`` or in a thread."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    main_pid = os.getpid()
+
+    def handler(signum, frame):
+        if os.getpid() == main_pid:
+            raise KeyboardInterrupt
+        # a forked worker: the main process stops it
+
+    if multiprocessing.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()  # it and its children keep SIGINT ignored
+        finally:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
