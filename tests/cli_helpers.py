@@ -77,7 +77,8 @@ def make_files(tmp_path: Path) -> Path:
     import numpy as np
 
     from widderkopf_env import Game
-    from widderkopf_env.agents.shipped import load_policy, save_policy
+    from widderkopf_env.agents.network_file import load_policy, save_policy
+    from widderkopf_env.agents.shipped import POLICY_FILE
 
     (tmp_path / "corrupt.zip").write_bytes(b"PK\x03\x04 not really a zip")
     with zipfile.ZipFile(tmp_path / "notmodel.zip", "w") as archive:
@@ -87,7 +88,7 @@ def make_files(tmp_path: Path) -> Path:
     (tmp_path / "trainrun" / "config.json").write_text("{}")
     evil_model(tmp_path / "evil.zip")
     np.savez(tmp_path / "plain.npz", a=np.zeros(3))
-    weights = load_policy()
+    weights = load_policy(POLICY_FILE)
     weights["layers"][0] = (weights["layers"][0][0][:, :10], weights["layers"][0][1])
     save_policy(weights, tmp_path / "wrong.npz")
     (tmp_path / "game.json").write_text(Game.new(seed=1).to_json())

@@ -179,9 +179,10 @@ def test_play_shows_the_deal_seed_only_when_the_match_is_over():
 def test_a_network_of_the_wrong_shapes_is_refused_before_the_match(tmp_path, capsys):
     """It used to load, then fail with a numpy error at its first decision."""
     from widderkopf_env.agents import load_agent
-    from widderkopf_env.agents.shipped import load_policy, save_policy
+    from widderkopf_env.agents.network_file import load_policy, save_policy
+    from widderkopf_env.agents.shipped import POLICY_FILE
 
-    weights = load_policy()
+    weights = load_policy(POLICY_FILE)
     weights["layers"][-1] = (weights["layers"][-1][0][:40], weights["layers"][-1][1][:40])
     save_policy(weights, tmp_path / "short.npz")
     with pytest.raises(ValueError, match="gives 40 outputs, 42 expected"):
