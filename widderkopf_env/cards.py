@@ -100,9 +100,9 @@ class Variant:
     Each player gets ``hand_size`` hand cards and ``piles`` strawman piles (a face-up card
     on a face-down one), so the deck holds ``2 * (hand_size + 2 * piles)`` cards, all
     dealt; after the discards (R10) ``tricks = hand_size - 1 + 2 * piles`` tricks are
-    played. The deck holds the 7 of every suit, so the Spitzer (R5) exists whatever the
-    trump, and its card points plus the Spitzer make an odd :attr:`total_points`, so
-    exactly one player wins (R18). The thresholds scale with the total as in the full
+    played. The deck holds the 7 of every suit (the Spitzer, R5, exists whatever the
+    trump) or none of them (a variant without the Spitzer); its card points plus the
+    Spitzer make an odd :attr:`total_points`, so exactly one player wins (R18). The thresholds scale with the total as in the full
     game (121: win 61, Schneider 91): win ``(total + 1) // 2``, Schneider
     ``(3 * total + 3) // 4``, Schwarz all ``total``. Pile ``i`` of a player keeps its engine
     index ``5 * player + i``; piles ``piles..4`` stay empty.
@@ -122,9 +122,10 @@ class Variant:
         if size != 2 * (self.hand_size + 2 * self.piles):
             raise ValueError(f"variant {self.name!r}: a deck of {size} cards cannot deal "
                              f"{self.hand_size} hand cards and {self.piles} piles to each")
-        if any(not (self.deck >> s) & 1 for s in SPITZER) or not self.total_points % 2:
-            raise ValueError(f"variant {self.name!r}: the deck must hold the four 7s and "
-                             f"an even number of card points (odd total with the Spitzer)")
+        sevens = sum((self.deck >> s) & 1 for s in SPITZER)
+        if sevens not in (0, 4) or not self.total_points % 2:
+            raise ValueError(f"variant {self.name!r}: the deck must hold all four 7s or "
+                             f"none, and an odd total (card points + 1 with the Spitzer)")
 
     @property
     def cards(self) -> list[int]:
@@ -132,13 +133,18 @@ class Variant:
         return [c for c in range(NUM_CARDS) if (self.deck >> c) & 1]
 
     @property
+    def spitzer(self) -> bool:
+        """Whether the deck holds the 7s, so that the Spitzer (R5) counts."""
+        return bool((self.deck >> SPITZER[0]) & 1)
+
+    @property
     def tricks(self) -> int:
         return self.hand_size - 1 + 2 * self.piles
 
     @property
     def total_points(self) -> int:
-        """Card points in the deck plus the Spitzer (121 in the full game)."""
-        return sum(POINTS[c] for c in range(NUM_CARDS) if (self.deck >> c) & 1) + 1
+        """Card points in the deck plus the Spitzer if any (121 in the full game)."""
+        return sum(POINTS[c] for c in range(NUM_CARDS) if (self.deck >> c) & 1) + self.spitzer
 
     @property
     def win_points(self) -> int:
@@ -160,7 +166,7 @@ class Variant:
 
     def describe(self) -> str:
         return (f"{self.name}: {self.deck.bit_count()} cards, {self.piles} piles and "
-                f"{self.hand_size} hand cards each, {self.tricks} tricks, "
+                f"{self.hand_size} hand cards each, {self.tricks} trick{'s' * (self.tricks > 1)}, "
                 f"{self.total_points} points (win {self.win_points}, Schneider "
                 f"{self.schneider_points}, Schwarz {self.total_points})")
 
@@ -174,8 +180,10 @@ _SEVENS = ("7C", "7S", "7H", "7D")
 FULL = Variant("full", ALL_CARDS, HAND_SIZE, PILES)
 #: The variants by name, smallest first, the full game last.
 VARIANTS: dict[str, Variant] = {
-    # 6 cards, 3 hand cards each, no piles: 2 tricks (exactly solvable)
-    "tiny": Variant("tiny", _deck("QC", "AC", *_SEVENS), 3, 0),
+    # 4 cards, 2 hand cards each, no piles, no 7s (no Spitzer): 1 trick (Kuhn-poker scale)
+    "tiny": Variant("tiny", _deck("QC", "10H", "KS", "9D"), 2, 0),
+    # 6 cards, 3 hand cards each, no piles: 2 tricks
+    "small": Variant("small", _deck("QC", "AC", *_SEVENS), 3, 0),
     # 20 cards (Q, J, A, 10, 7 of every suit), 4 hand cards and 3 piles each: 9 tricks
     "medium": Variant("medium", _deck(*(r + s for r in ("Q", "J", "A", "10", "7")
                                          for s in SUITS)), 4, 3),

@@ -416,8 +416,8 @@ class Game:
         t, (d0, d1) = self.trump, self.discard
         pts = [self.trick_points[0] + POINTS[d1], self.trick_points[1] + POINTS[d0]]
         pile0 = self.won[0] | (1 << d1)
-        spitzer = 0 if (pile0 >> SPITZER[t]) & 1 else 1
-        pts[spitzer] += 1
+        spitzer = (0 if (pile0 >> SPITZER[t]) & 1 else 1) if self.variant.spitzer else -1
+        pts[spitzer] += spitzer >= 0  # a variant without 7s has no Spitzer (-1)
         v = self.variant
         winner = 0 if pts[0] >= v.win_points else 1
         best = pts[winner]

@@ -30,9 +30,11 @@ def test_variants_are_listed_smallest_first_full_last():
     assert list(VARIANTS)[-1] == "full" and VARIANTS["full"] is FULL
     assert (FULL.deck, FULL.tricks, FULL.total_points) == (ALL_CARDS, 17, 121)
     assert (FULL.win_points, FULL.schneider_points, FULL.max_hand_value) == (61, 91, 64)
+    small = VARIANTS["small"]
+    assert (small.deck.bit_count(), small.hand_size, small.piles, small.tricks) == (6, 3, 0, 2)
+    assert (small.total_points, small.win_points, small.schneider_points) == (15, 8, 12)
     tiny = VARIANTS["tiny"]
-    assert (tiny.deck.bit_count(), tiny.hand_size, tiny.piles, tiny.tricks) == (6, 3, 0, 2)
-    assert (tiny.total_points, tiny.win_points, tiny.schneider_points) == (15, 8, 12)
+    assert (tiny.deck.bit_count(), tiny.tricks, tiny.spitzer, tiny.total_points) == (4, 1, False, 17)
 
 
 def test_the_full_game_is_the_default():
@@ -83,7 +85,7 @@ def test_absent_cards_are_zero_in_every_encoder(name):
 def test_the_spitzer_and_thresholds_in_a_known_tiny_hand():
     deal = {"player_0": {"hand": ["QC", "AC", "7C"], "up": [], "down": []},
             "player_1": {"hand": ["7S", "7H", "7D"], "up": [], "down": []}}
-    g = Game.from_deal(deal, dealer=1, variant="tiny")
+    g = Game.from_deal(deal, dealer=1, variant="small")
     # player 0 (non-dealer) names clubs, discards 7C (Spitzer into player 1's pile), leads
     for a in (36, parse_card("7C"), parse_card("7S"), parse_card("QC"), parse_card("7H"),
               parse_card("AC"), parse_card("7D")):
@@ -93,18 +95,32 @@ def test_the_spitzer_and_thresholds_in_a_known_tiny_hand():
     assert r.winner == 0 and r.schneider and not r.schwarz and r.value == 2
 
 
+def test_a_deck_without_sevens_has_no_spitzer():
+    deal = {"player_0": {"hand": ["QC", "9D"], "up": [], "down": []},
+            "player_1": {"hand": ["10H", "KS"], "up": [], "down": []}}
+    g = Game.from_deal(deal, dealer=0, variant="tiny")
+    # player 1 (non-dealer) names hearts and keeps 10H; player 0 keeps QC, which wins
+    for a in (38, parse_card("KS"), parse_card("9D"), parse_card("10H"), parse_card("QC")):
+        g.apply(a)
+    r = g.results[0]
+    # player 0 takes the trick (13) and player 1's discard KS (4): all 17, Schwarz
+    assert r.spitzer == -1 and r.card_points == (17, 0) and r.trick_points == (13, 0)
+    assert r.winner == 0 and r.schwarz and not r.schneider and r.value == 4
+
+
 def test_bad_variants_are_refused_with_the_allowed_names():
-    with pytest.raises(ValueError, match="tiny, medium, full"):
+    with pytest.raises(ValueError, match="tiny, small, medium, full"):
         Game.new(seed=1, variant="huge")
     with pytest.raises(ValueError, match="cannot deal"):
-        Variant("odd", VARIANTS["tiny"].deck, 4, 0)
-    with pytest.raises(ValueError, match="four 7s"):
-        Variant("no7", (1 << 6) - 1, 3, 0)
+        Variant("odd", VARIANTS["small"].deck, 4, 0)
+    with pytest.raises(ValueError, match="four 7s or none"):
+        Variant("one7", (1 << 5) - 1 | 1 << SPITZER[0], 3, 0)
+    with pytest.raises(ValueError, match="odd total"):
+        Variant("even", (1 << 4) - 1, 2, 0)  # A 10 K Q of clubs: 28 points, no 7s
     assert get_variant(None) is FULL and get_variant(VARIANTS["tiny"]) is VARIANTS["tiny"]
-    assert all((v.deck >> s) & 1 for v in VARIANTS.values() for s in SPITZER)
 
 
 def test_a_deal_outside_the_variant_deck_is_refused():
     deal = deal_to_spec((([0, 1, 2], [], []), ([3, 4, 5], [], [])))
-    with pytest.raises(ValueError, match="not in the deck of variant 'tiny'"):
-        Game.from_deal(deal, variant="tiny")
+    with pytest.raises(ValueError, match="not in the deck of variant 'small'"):
+        Game.from_deal(deal, variant="small")

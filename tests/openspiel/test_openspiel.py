@@ -45,7 +45,7 @@ def test_openspiel_random_simulation_test_passes(name):
 
 
 def test_an_unknown_variant_is_refused_with_the_names():
-    with pytest.raises(ValueError, match="tiny, medium, full"):
+    with pytest.raises(ValueError, match="tiny, small, medium, full"):
         _load(variant="huge")
 
 
