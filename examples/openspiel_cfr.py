@@ -22,7 +22,7 @@ import zlib
 
 import pyspiel
 from open_spiel.python import policy as os_policy
-from open_spiel.python.algorithms import cfr, exploitability
+from open_spiel.python.algorithms import cfr, expected_game_score, exploitability
 
 import widderkopf_env.openspiel  # noqa: F401  (registers python_widderkopf)
 from widderkopf_env import load_agent
@@ -68,12 +68,16 @@ def main(argv=None) -> None:
         if it in CHECKPOINTS or it == args.iterations:
             nc = exploitability.nash_conv(game, solver.average_policy())
             print(f"| {it} | {nc:.4f} | {100 * nc / span:.3f} | {solve:.0f} |", flush=True)
+    value = expected_game_score.policy_value(game.new_initial_state(),
+                                             [solver.average_policy()] * 2)[0]
+    print(f"\nvalue of the game to player 0 under the CFR+ average: {value:+.4f}")
     print("\n| policy | exploitability (game points per hand) | % of range |")
     print("|---|---:|---:|")
-    policies = {"uniform random (OpenSpiel)": os_policy.UniformRandomPolicy(game),
+    policies = {"uniform random (OpenSpiel's UniformRandomPolicy)":
+                os_policy.UniformRandomPolicy(game),
                 f"CFR+ average ({args.iterations} it.)": solver.average_policy()}
     for name in args.bots:
-        policies[name] = agent_policy(game, name)
+        policies[f"{name} (our bot)"] = agent_policy(game, name)
     for name, pol in policies.items():
         e = exploitability.exploitability(game, pol)
         print(f"| {name} | {e:.4f} | {100 * e / span:.2f} |", flush=True)
