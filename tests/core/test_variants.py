@@ -124,3 +124,38 @@ def test_a_deal_outside_the_variant_deck_is_refused():
     deal = deal_to_spec((([0, 1, 2], [], []), ([3, 4, 5], [], [])))
     with pytest.raises(ValueError, match="not in the deck of variant 'small'"):
         Game.from_deal(deal, variant="small")
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_the_envs_play_a_variant(name):
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    from widderkopf_env import WidderkopfEnv, env
+
+    api_test(env(variant=name), num_cycles=100)
+    aec = env(variant=name, reward_shaping=True)
+    aec.reset(seed=4)
+    assert aec.game.variant is VARIANTS[name]
+    assert aec.game.deals == Game.new(seed=4, variant=name).deals
+    total = 0.0
+    for agent in aec.agent_iter():
+        obs, reward, term, trunc, _ = aec.last()
+        total += reward if agent == "player_0" else 0.0
+        aec.step(None if term or trunc else
+                 int(np.flatnonzero(obs["action_mask"])[0]))
+    r = aec.game.results[-1]
+    sign = 1 if r.winner == 0 else -1
+    cp = r.card_points
+    assert total == pytest.approx(sign * r.value + (cp[0] - cp[1]) / VARIANTS[name].total_points)
+    gym_env = WidderkopfEnv(variant=name, opponent="random")
+    check_env(gym_env, skip_render_check=True)
+    gym_env.reset(seed=2)
+    assert gym_env.game.variant is VARIANTS[name]
+
+
+def test_an_env_refuses_an_unknown_variant():
+    from widderkopf_env import env
+
+    with pytest.raises(ValueError, match="tiny, small, medium, full"):
+        env(variant="huge")
