@@ -16,9 +16,9 @@ The state wraps a :class:`~widderkopf_env.rules.Game`: the engine is the one sou
 the rules. Observations: the tensor is the 540-entry observation
 (:mod:`widderkopf_env.observation`) of the player, the string lists its non-zero
 entries. Information states (perfect recall): the string is everything the player has
-seen, in order; the tensor is the observation plus the player's dealt hand, the dealt
-face-up cards, the face-down cards turned over (by pile) and this hand's actions one-hot
-(the opponent's discard as a hidden marker). ``resample_from_infostate`` deals the
+seen, in order; the tensor is the player (one-hot), the observation, the player's dealt
+hand, the dealt face-up cards, the face-down cards turned over (by pile) and this hand's
+actions one-hot (the opponent's discard as a hidden marker). ``resample_from_infostate`` deals the
 player's unseen cards uniformly among the deals consistent with what they saw (voids
 shown in play included), so OpenSpiel's ISMCTS runs on the game.
 """
@@ -299,7 +299,8 @@ class WidderkopfObserver:
 
 
 class InfoStateObserver:
-    """The information state (perfect recall). Tensor: ``observation`` (540), the
+    """The information state (perfect recall). Tensor: ``player`` (one-hot, 2),
+    ``observation`` (540), the
     player's dealt ``hand`` (36), the dealt face-up cards ``up`` and the face-down cards
     turned over so far ``revealed`` (10 piles x 36, the player's piles first), and this
     hand's ``actions`` (one row per action: the action id, or 42 for the opponent's
@@ -307,7 +308,8 @@ class InfoStateObserver:
 
     def __init__(self, game: WidderkopfGame):
         rows = hand_actions(game.variant)
-        pieces = [("observation", OBS_SIZE, (OBS_SIZE,)), ("hand", NUM_CARDS, (NUM_CARDS,)),
+        pieces = [("player", 2, (2,)), ("observation", OBS_SIZE, (OBS_SIZE,)),
+                  ("hand", NUM_CARDS, (NUM_CARDS,)),
                   ("up", 10 * NUM_CARDS, (10, NUM_CARDS)),
                   ("revealed", 10 * NUM_CARDS, (10, NUM_CARDS)),
                   ("actions", rows * (NUM_ACTIONS + 1), (rows, NUM_ACTIONS + 1))]
@@ -320,6 +322,7 @@ class InfoStateObserver:
     def set_from(self, state, player):
         self.tensor.fill(0.0)
         d = self.dict
+        d["player"][player] = 1
         if not (_playing(state) or (state.game is not None and state.game.is_over)):
             for c in _dealt_to(state, player):
                 d["hand"][c] = 1

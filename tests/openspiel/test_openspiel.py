@@ -135,3 +135,45 @@ def test_information_states_hide_the_opponents_cards():
     np.testing.assert_array_equal(a.observation_tensor(0), b.observation_tensor(0))
     assert a.information_state_string(1) != b.information_state_string(1)
     assert a.observation_string(1) != b.observation_string(1)
+
+
+def test_information_states_are_consistent_over_the_tiny_tree():
+    """Every history of one information state has the same legal actions and tensor,
+    and different information states have different tensors (perfect recall)."""
+    from open_spiel.python.algorithms.get_all_states import get_all_states
+
+    game = _load(variant="tiny")
+    states = get_all_states(game, include_terminals=False, include_chance_states=False)
+    by_key = {}
+    for state in states.values():
+        p = state.current_player()
+        key = state.information_state_string(p)
+        tensor = tuple(state.information_state_tensor(p))
+        entry = (p, tuple(state.legal_actions()), tensor)
+        assert by_key.setdefault(key, entry) == entry
+    assert len(by_key) == 2316
+    assert len({tensor for _, _, tensor in by_key.values()}) == len(by_key)
+
+
+@pytest.mark.parametrize("name", ["tiny", "small"])
+def test_the_chance_nodes_deal_every_deal_equally_often(name):
+    from math import comb, factorial
+
+    game = _load(variant=name)
+    v = VARIANTS[name]
+    deals = {}
+
+    def walk(state, prob):
+        if not state.is_chance_node():
+            key = tuple(tuple(sorted(h)) for h, _, _ in state.deals[0])
+            deals[key] = deals.get(key, 0.0) + prob
+            return
+        for action, p in state.chance_outcomes():
+            walk(state.child(action), prob * p)
+
+    walk(game.new_initial_state(), 1.0)
+    n = v.deck.bit_count()
+    count = comb(n, v.hand_size) * comb(n - v.hand_size, v.hand_size) * factorial(
+        4 * v.piles) // factorial(0)
+    assert len(deals) == count
+    assert all(p == pytest.approx(1.0 / count) for p in deals.values())
