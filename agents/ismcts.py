@@ -33,9 +33,8 @@ class ISMCTSAgent:
     def __init__(self, seed: int | None = None, simulations: int = 200, uct_c: float = 2.0):
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
-        import pyspiel  # noqa: F401  (a clear ImportError without the [openspiel] extra)
-
-        import widderkopf_env.openspiel  # noqa: F401  (registers python_widderkopf)
+        import widderkopf_env.openspiel  # noqa: F401  (registers python_widderkopf; a clear
+        # ImportError without the [openspiel] extra)
 
         self.simulations, self.uct_c = simulations, float(uct_c)
         self._games = {}

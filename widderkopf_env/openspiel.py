@@ -28,7 +28,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ImportError as err:  # pragma: no cover - depends on the installed extras
+    raise ImportError("widderkopf_env.openspiel needs OpenSpiel: pip install "
+                      "'widderkopf-env[openspiel]' (open_spiel 2.0.x)") from err
 
 from .cards import (
     NUM_ACTIONS,
