@@ -37,6 +37,8 @@ import json
 import sys
 from pathlib import Path
 
+from widderkopf_env.cards import VARIANTS
+
 from . import ladder
 from .arena import default_workers, run_duplicate
 from .cli_args import UsageError, add_version, agent_help, agent_spec, integer, run_cli
@@ -65,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--variant", choices=list(VARIANTS), default="full",
+                   help="the variant dealt (default full; not with --ladder)")
     p.add_argument("--save-games", metavar="DIR",
                    help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
                         "and name A's biggest losses in the summary")
@@ -88,6 +92,8 @@ def _run(parser, args) -> int:
     else:
         pairs = args.pairs
     if args.ladder or any(x is not None for x in (args.time_budget, args.baselines, args.plot)):
+        if args.variant != "full":
+            raise UsageError("--ladder rates the full game only; leave out --variant")
         return ladder.main(parser, args, pairs)
     if args.agent_b is None:
         raise UsageError("AGENT_B is required (or rate AGENT_A alone with --ladder)")
@@ -100,7 +106,7 @@ def _run(parser, args) -> int:
                              f"{err.strerror or err}") from None
     result = run_duplicate(args.agent_a, args.agent_b, pairs, seed=args.seed,
                            workers=args.workers, progress=False if args.no_progress else None,
-                           save_games=args.save_games)
+                           save_games=args.save_games, variant=args.variant)
     losses = biggest_losses(args.save_games, pairs) if args.save_games is not None else None
     if args.json:
         extra = {} if losses is None else {"saved_games": args.save_games,

@@ -167,3 +167,4 @@ def test_the_vector_env_refuses_a_smaller_variant():
     with pytest.raises(ValueError, match="full game only, got variant 'tiny'"):
         WidderkopfVectorEnv(2, variant="tiny")
     assert WidderkopfVectorEnv(2, variant="full").num_envs == 2
+
