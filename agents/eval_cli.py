@@ -1,7 +1,7 @@
 """``widderkopf-eval``: play two agents against each other on duplicate deals.
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
-                    [--save-games DIR]
+                    [--save-games DIR] [--variant NAME]
     widderkopf-eval AGENT --ladder [--pairs P] [--time-budget S] [--plot PNG] [--json]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
@@ -24,6 +24,9 @@ with one line and exit status 130 (see :mod:`.cli_args`).
 ``--save-games DIR`` keeps every game as JSON (``DIR/pair00017_game2.json``, agent A is
 ``player_0``; see :mod:`widderkopf_env.agents.game_files`) and the summary names A's
 biggest losses; ``widderkopf-replay FILE -o game.html`` shows one in the browser.
+
+``--variant NAME`` deals a smaller variant of the game (``widderkopf_env.VARIANTS``:
+``tiny``, ``small``, ``medium``; default ``full``).
 
 ``--ladder`` rates one agent against every baseline on one Elo scale instead (P pairs
 per opponent, default 200); see :mod:`widderkopf_env.agents.ladder` for what the rating
