@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
 from widderkopf_env.agent import reset_agent
+from widderkopf_env.cards import get_variant
 from widderkopf_env.rules import Game, deal_to_spec
 from widderkopf_env.seeding import default_workers, derive_seed
 
@@ -42,7 +43,8 @@ def swapped_deal(game: Game) -> Game:
     dealer swapped (and hence the trump chooser, R9)."""
     spec = deal_to_spec(game.deals[0])
     swapped = {"player_0": spec["player_1"], "player_1": spec["player_0"]}
-    return Game.from_deal(swapped, dealer=1 - game.dealer, seed=game.seed)
+    return Game.from_deal(swapped, dealer=1 - game.dealer, seed=game.seed,
+                          variant=game.variant)
 
 
 def play_game(game: Game, agents) -> Game:
@@ -74,11 +76,12 @@ def _record(game: Game) -> GameRecord:
 
 
 def play_pair(agent_a, agent_b, seed: int, index: int,
-              save_dir=None) -> tuple[GameRecord, GameRecord]:
+              save_dir=None, variant=None) -> tuple[GameRecord, GameRecord]:
     """Play deal pair ``index`` of the run with ``seed``; the two games' records.
-    With ``save_dir`` both games are also written there (``game_files.save_game``)."""
+    With ``save_dir`` both games are also written there (``game_files.save_game``).
+    ``variant``: a name in ``widderkopf_env.VARIANTS`` (None: the full game)."""
     deal_seed = derive_seed(seed, "deal", index)
-    first = Game.new(seed=deal_seed)
+    first = Game.new(seed=deal_seed, variant=variant)
     records = []
     for k, game in enumerate((first, swapped_deal(first))):
         reset_agent(agent_a, derive_seed(deal_seed, k, "a"))
@@ -113,9 +116,9 @@ def _make_agent(spec):
 
 
 def _run_chunk(job) -> list:
-    spec_a, spec_b, seed, start, stop, save_dir = job
+    spec_a, spec_b, seed, start, stop, save_dir, variant = job
     a, b = _make_agent(spec_a), _make_agent(spec_b)
-    return [play_pair(a, b, seed, i, save_dir) for i in range(start, stop)]
+    return [play_pair(a, b, seed, i, save_dir, variant) for i in range(start, stop)]
 
 
 class Progress:
@@ -264,19 +267,21 @@ def agent_label(spec) -> str:
 
 def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | None = None,
                   progress: bool | None = None, chunk: int | None = None,
-                  save_games=None) -> ArenaResult:
+                  save_games=None, variant=None) -> ArenaResult:
     """Play ``pairs`` duplicate deal pairs (``2 * pairs`` hands) of A against B.
 
     ``workers``: processes (default: all cores; 1 runs in this process). ``progress``:
     show a progress bar on stderr (default: only when stderr is a terminal).
     ``save_games``: an existing directory to keep every game in as JSON
-    (:mod:`widderkopf_env.agents.game_files`).
+    (:mod:`widderkopf_env.agents.game_files`). ``variant``: the variant dealt (a name in
+    ``widderkopf_env.VARIANTS``; None, the default, is the full game).
     """
+    get_variant(variant)  # an unknown name fails here, naming the variants
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise ValueError(f"pairs must be a positive int, got {pairs!r}")
     workers = max(1, min(workers or default_workers(), pairs))
     chunk = chunk or max(1, min(100, -(-pairs // (workers * 8))))
-    jobs = [(agent_a, agent_b, seed, i, min(i + chunk, pairs), save_games)
+    jobs = [(agent_a, agent_b, seed, i, min(i + chunk, pairs), save_games, variant)
             for i in range(0, pairs, chunk)]
     if progress is None:
         progress = sys.stderr.isatty()

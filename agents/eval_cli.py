@@ -1,7 +1,7 @@
 """``widderkopf-eval``: play two agents against each other on duplicate deals.
 
     widderkopf-eval AGENT_A AGENT_B [--pairs P | --hands N] [--seed S] [--workers W] [--json]
-                    [--save-games DIR]
+                    [--save-games DIR] [--variant NAME]
     widderkopf-eval AGENT --ladder [--pairs P] [--time-budget S] [--plot PNG] [--json]
 
 AGENT specs go through :func:`widderkopf_env.agents.load_agent`: a bot name
@@ -28,6 +28,9 @@ with one line and exit status 130 (see :mod:`widderkopf_env.cli`).
 ``player_0``; see :mod:`widderkopf_env.agents.game_files`) and the summary names A's
 biggest losses; ``widderkopf-replay FILE -o game.html`` shows one in the browser.
 
+``--variant NAME`` deals a smaller variant of the game (``widderkopf_env.VARIANTS``:
+``tiny``, ``small``, ``medium``; default ``full``).
+
 ``--ladder`` rates one agent against every baseline on one Elo scale instead (P pairs
 per opponent, default 200); see :mod:`widderkopf_env.agents.ladder` for what the rating
 means.
@@ -40,6 +43,7 @@ import json
 import sys
 from pathlib import Path
 
+from widderkopf_env.cards import VARIANTS
 from widderkopf_env.cli import UsageError, add_version, integer, output_dir, run_cli
 from widderkopf_env.seeding import default_workers
 
@@ -74,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on the last line")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--variant", choices=list(VARIANTS), default="full",
+                   help="the variant dealt (default full; not with --ladder)")
     p.add_argument("--save-games", metavar="DIR", type=output_dir,
                    help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
                         "and name A's biggest losses in the summary")
@@ -98,6 +104,8 @@ def _run(parser, args) -> int:
     else:
         pairs = args.pairs
     if args.ladder or any(x is not None for x in (args.time_budget, args.baselines, args.plot)):
+        if args.variant != "full":
+            raise UsageError("--ladder rates the full game only; leave out --variant")
         return ladder.main(parser, args, pairs)
     if args.agent_b is None:
         raise UsageError("AGENT_B is required (or rate AGENT_A alone with --ladder)")
@@ -108,7 +116,7 @@ def _run(parser, args) -> int:
         Path(save_games).mkdir(parents=True, exist_ok=True)
     result = run_duplicate(args.agent_a, args.agent_b, pairs, seed=args.seed,
                            workers=args.workers, progress=False if args.no_progress else None,
-                           save_games=save_games)
+                           save_games=save_games, variant=args.variant)
     losses = biggest_losses(save_games, pairs) if save_games is not None else None
     if args.json:
         extra = {} if losses is None else {"saved_games": save_games,

@@ -69,7 +69,8 @@ def opponent_choices(world: Game, player: int):
     a recorded action is illegal in this world)."""
     opp = 1 - player
     deal = world.deals[world.hand_no]
-    g = Game.from_deal(deal_to_spec(deal), dealer=world.dealer, scores=world.scores)
+    g = Game.from_deal(deal_to_spec(deal), dealer=world.dealer, scores=world.scores,
+                       variant=world.variant)
     for action in world.history[world.hand_start:]:
         if g.current == opp:
             yield g.view(opp), action

@@ -210,10 +210,9 @@ class PIMCAgent:
     def _rollout(self, world, action: int, me: int) -> int:
         """Final card points of ``me`` after ``action`` in ``world``: heuristic play by both
         players until ``tail_tricks`` tricks are left, then exact play."""
-        g = world.clone()
+        g, hand_no = world.clone(), world.hand_no  # the action may end the hand
         g.apply(action)
         act, tail = self.rollout_agent.act, TRICKS - self.tail_tricks
-        hand_no = g.hand_no
         while g.hand_no == hand_no and not (g.phase == PLAY and len(g.tricks) >= tail):
             g.apply(act(g.view(g.current)))
         if g.hand_no != hand_no:  # the hand ended in the rollout (tail_tricks == 0)

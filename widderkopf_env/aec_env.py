@@ -88,10 +88,14 @@ bool, None while alive) and steps after the episode ended.
 
 ```python
 widderkopf_env.env(num_hands=1, reward_shaping=False, illegal_action="terminate",
-                   illegal_reward=None, render_mode=None, render_perspective=None)
+                   illegal_reward=None, render_mode=None, render_perspective=None,
+                   variant=None)
 ```
 
 * `num_hands`: hands in the match (one episode); 1 by default.
+* `variant`: a name in `widderkopf_env.VARIANTS` (the same rules on fewer cards; the
+  observation keeps its 540 entries); None, the default, is the full game. With
+  `reward_shaping` the card points are scaled by the variant's total instead of 121.
 * `reward_shaping`: add the card-point shaping described above.
 * `illegal_action`: `"raise"` or `"terminate"`; `illegal_reward`: the offender's reward.
 * `render_mode`: `"ansi"` (`render()` returns the table as a string), `"human"` (prints
@@ -177,10 +181,10 @@ class raw_env(AECEnv):
 
     def __init__(self, num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
-                 render_mode: str | None = None, render_perspective=None):
+                 render_mode: str | None = None, render_perspective=None, variant=None):
         super().__init__()
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
-                                            illegal_reward)
+                                            illegal_reward, variant)
         check_render_mode(render_mode, RENDER_MODES, "the AEC env")
         self.render_perspective = check_perspective(render_perspective)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
@@ -234,7 +238,8 @@ class raw_env(AECEnv):
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None or rng is None:
             rng, rng_seed = seeding.np_random(seed)
-        game = new_game(rng, self.num_hands, options, seed)  # a bad option changes nothing
+        game = new_game(rng, self.num_hands, options, seed,  # a bad option changes nothing
+                        self.settings.variant)
         self.np_random, self.np_random_seed = rng, rng_seed
         self._episode = Episode(game, self.settings)
         self.agents = list(SEATS)

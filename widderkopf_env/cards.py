@@ -18,6 +18,7 @@ Action ids are shared by the engine and the environments:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 NUM_CARDS = 36
 NUM_ACTIONS = 42
@@ -87,6 +88,119 @@ def trump_order(trump: int) -> tuple[int, ...]:
     jacks = [card_id(s, JACK) for s in range(4)]
     plain = [card_id(trump, r) for r in PLAIN_RANKS]
     return tuple(queens + jacks + plain)
+
+
+
+# --- variants: the same rules on fewer cards ---------------------------------------------
+
+@dataclass(frozen=True)
+class Variant:
+    """A deck and a deal size: the rules R1-R20 played on ``deck`` (a bit set of card ids).
+
+    Each player gets ``hand_size`` hand cards and ``piles`` strawman piles (a face-up card
+    on a face-down one), so the deck holds ``2 * (hand_size + 2 * piles)`` cards, all
+    dealt; after the discards (R10) ``tricks = hand_size - 1 + 2 * piles`` tricks are
+    played. The deck holds the 7 of every suit (the Spitzer, R5, exists whatever the
+    trump) or none of them (a variant without the Spitzer); its card points plus the
+    Spitzer make an odd :attr:`total_points`, so exactly one player wins (R18). The thresholds scale with the total as in the full
+    game (121: win 61, Schneider 91): win ``(total + 1) // 2``, Schneider
+    ``(3 * total + 3) // 4``, Schwarz all ``total``. Pile ``i`` of a player keeps its engine
+    index ``5 * player + i``; piles ``piles..4`` stay empty.
+    """
+
+    name: str
+    deck: int
+    hand_size: int
+    piles: int
+
+    def __post_init__(self):
+        size = self.deck.bit_count()
+        if not (2 <= self.hand_size <= HAND_SIZE and 0 <= self.piles <= PILES
+                and 0 <= self.deck <= ALL_CARDS):
+            raise ValueError(f"variant {self.name!r}: hand_size must be in 2..{HAND_SIZE}, "
+                             f"piles in 0..{PILES}, deck a set of card ids 0..35")
+        if size != 2 * (self.hand_size + 2 * self.piles):
+            raise ValueError(f"variant {self.name!r}: a deck of {size} cards cannot deal "
+                             f"{self.hand_size} hand cards and {self.piles} piles to each")
+        sevens = sum((self.deck >> s) & 1 for s in SPITZER)
+        if sevens not in (0, 4) or not self.total_points % 2:
+            raise ValueError(f"variant {self.name!r}: the deck must hold all four 7s or "
+                             f"none, and an odd total (card points + 1 with the Spitzer)")
+
+    @property
+    def cards(self) -> list[int]:
+        """The deck's card ids, ascending."""
+        return [c for c in range(NUM_CARDS) if (self.deck >> c) & 1]
+
+    @property
+    def spitzer(self) -> bool:
+        """Whether the deck holds the 7s, so that the Spitzer (R5) counts."""
+        return bool((self.deck >> SPITZER[0]) & 1)
+
+    @property
+    def tricks(self) -> int:
+        return self.hand_size - 1 + 2 * self.piles
+
+    @property
+    def total_points(self) -> int:
+        """Card points in the deck plus the Spitzer if any (121 in the full game)."""
+        return sum(POINTS[c] for c in range(NUM_CARDS) if (self.deck >> c) & 1) + self.spitzer
+
+    @property
+    def win_points(self) -> int:
+        return (self.total_points + 1) // 2
+
+    @property
+    def schneider_points(self) -> int:
+        return (3 * self.total_points + 3) // 4
+
+    @property
+    def max_hand_value(self) -> int:
+        return self.hand_value(MAX_LEVEL, self.total_points)
+
+    def hand_value(self, level: int, points: int) -> int:
+        """Game points of a hand won with ``points`` at crack level ``level`` (R19)."""
+        total = self.total_points
+        return (1 << level) * (4 if points == total else 2 if points >= self.schneider_points
+                               else 1)
+
+    def describe(self) -> str:
+        return (f"{self.name}: {self.deck.bit_count()} cards, {self.piles} piles and "
+                f"{self.hand_size} hand cards each, {self.tricks} trick{'s' * (self.tricks > 1)}, "
+                f"{self.total_points} points (win {self.win_points}, Schneider "
+                f"{self.schneider_points}, Schwarz {self.total_points})")
+
+
+def _deck(*names: str) -> int:
+    return sum(1 << (SUITS.index(n[-1]) * 9 + RANKS.index(n[:-1])) for n in names)
+
+
+_SEVENS = ("7C", "7S", "7H", "7D")
+#: The full game (R1-R20): all 36 cards, 5 piles and 8 hand cards each, 17 tricks.
+FULL = Variant("full", ALL_CARDS, HAND_SIZE, PILES)
+#: The variants by name, smallest first, the full game last.
+VARIANTS: dict[str, Variant] = {
+    # 4 cards, 2 hand cards each, no piles, no 7s (no Spitzer): 1 trick (Kuhn-poker scale)
+    "tiny": Variant("tiny", _deck("QC", "10H", "KS", "9D"), 2, 0),
+    # 6 cards, 3 hand cards each, no piles: 2 tricks
+    "small": Variant("small", _deck("QC", "AC", *_SEVENS), 3, 0),
+    # 20 cards (Q, J, A, 10, 7 of every suit), 4 hand cards and 3 piles each: 9 tricks
+    "medium": Variant("medium", _deck(*(r + s for r in ("Q", "J", "A", "10", "7")
+                                         for s in SUITS)), 4, 3),
+    "full": FULL,
+}
+
+
+def get_variant(variant) -> Variant:
+    """A :class:`Variant` from its name or itself; None is the full game."""
+    if variant is None:
+        return FULL
+    if isinstance(variant, Variant):
+        return variant
+    if isinstance(variant, str) and variant in VARIANTS:
+        return VARIANTS[variant]
+    raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)} "
+                     "(or a Variant)")
 
 
 #: ``TRUMP_ORDER[t]``: :func:`trump_order` of each trump suit (R2, R3).

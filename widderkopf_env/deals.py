@@ -18,7 +18,7 @@ import math
 import operator
 import secrets
 
-from .cards import HAND_SIZE, NUM_ACTIONS, PILES, action_name, card_name, parse_card
+from .cards import FULL, HAND_SIZE, NUM_ACTIONS, PILES, VARIANTS, action_name, card_name, parse_card
 
 #: The two seats, in engine order (player 0, player 1).
 SEATS = ("player_0", "player_1")
@@ -167,16 +167,19 @@ def check_hidden_cards(opponent_hand, face_down, opponent_discard) -> tuple[int,
     return hand, piles, discard
 
 
-def parse_deal(deal) -> tuple[tuple[list[int], list[int], list[int]], ...]:
+def parse_deal(deal, variant=FULL) -> tuple[tuple[list[int], list[int], list[int]], ...]:
     """Validate a deal spec and return ``((hand, up, down), (hand, up, down))`` as card ids.
 
     The spec is ``{"player_0": {"hand": [8 names], "up": [5], "down": [5]}, "player_1": ...}``
     with ``up[i]`` lying on ``down[i]`` (R7). Raises ``ValueError`` saying what is wrong.
+    A ``variant`` (:class:`~widderkopf_env.cards.Variant`) deals its own sizes and deck.
     """
     if not isinstance(deal, dict) or set(deal) != set(SEATS):
         got = sorted(map(repr, deal)) if isinstance(deal, dict) else type(deal).__name__
         raise ValueError(f"deal must be a dict with keys 'player_0' and 'player_1', got {got}")
     sizes = {"hand": HAND_SIZE, "up": PILES, "down": PILES}
+    if variant is not FULL:
+        sizes = {"hand": variant.hand_size, "up": variant.piles, "down": variant.piles}
     out, seen = [], {}
     for agent in SEATS:
         part = deal[agent]
@@ -196,6 +199,9 @@ def parse_deal(deal) -> tuple[tuple[list[int], list[int], list[int]], ...]:
                     card = parse_card(name)
                 except ValueError as err:
                     raise ValueError(f"deal[{agent!r}][{key!r}]: {err}") from None
+                if not (variant.deck >> card) & 1:
+                    raise ValueError(f"card {card_name(card)} is not in the deck of variant "
+                                     f"{variant.name!r}: {variant.describe()}")
                 if card in seen:
                     raise ValueError(f"card {card_name(card)} is dealt twice: in {seen[card]} "
                                      f"and in {agent}.{key}")
@@ -239,6 +245,22 @@ def seeded_deal(seed: int, hand: int):
     return tuple((cards[b:b + 8], cards[b + 8:b + 13], cards[b + 13:b + 18]) for b in (0, 18))
 
 
+def seeded_variant_deal(seed: int, hand: int, variant):
+    """:func:`seeded_deal` for a smaller :class:`~widderkopf_env.cards.Variant`: a uniform
+    permutation of its deck (from ``"widderkopf/<seed>/<variant>/hand/<hand>"``), dealt
+    as hand, face-up and face-down cards to each player in turn."""
+    if variant is FULL:
+        return seeded_deal(seed, hand)
+    cards = variant.cards
+    x = _hash_int(f"widderkopf/{seed}/{variant.name}/hand/{hand}") % math.factorial(len(cards))
+    for i in range(len(cards) - 1, 0, -1):
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    h, p = variant.hand_size, variant.piles
+    return tuple((cards[b:b + h], cards[b + h:b + h + p], cards[b + h + p:b + h + 2 * p])
+                 for b in (0, h + 2 * p))
+
+
 def seeded_dealer(seed: int) -> int:
     """The first dealer drawn from ``seed`` (R6)."""
     return _hash_int(f"widderkopf/{seed}/dealer") & 1
@@ -258,18 +280,23 @@ DOCUMENT_SCHEMA = {
     "deals": "list of deal specs (see parse_deal), one per hand, at least the first; hands "
              "past the list are dealt from the seed",
     "actions": "list of action names (action_name: 'QC', 'trump H', 'escalate', 'pass')",
+    "variant": "optional: a name in widderkopf_env.VARIANTS (default 'full')",
 }
 _ACTION_IDS = {action_name(a): a for a in range(NUM_ACTIONS)}
 
 
-def encode_document(seed, num_hands, first_dealer, initial_scores, deals, actions) -> str:
+def encode_document(seed, num_hands, first_dealer, initial_scores, deals, actions,
+                    variant=FULL) -> str:
     """The JSON game file of a match (see :data:`DOCUMENT_SCHEMA`)."""
-    return json.dumps({
+    doc = {
         "format": "widderkopf-game", "version": 1, "seed": seed, "num_hands": num_hands,
         "first_dealer": first_dealer, "initial_scores": list(initial_scores),
         "deals": [deal_to_spec(d) for d in deals],
         "actions": [action_name(a) for a in actions],
-    })
+    }
+    if variant is not FULL:  # the full game's files stay as they were
+        doc["variant"] = variant.name
+    return json.dumps(doc)
 
 
 def _field(data: dict, key: str):
@@ -345,6 +372,11 @@ def decode_document(text) -> dict:
     actions = _field(data, "actions")
     if not isinstance(actions, list):
         raise ValueError(f"game file: 'actions' must be a list of action names, got {show(actions)}")
+    name = data.get("variant", "full")
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise ValueError(f"game file: 'variant' must be one of {', '.join(VARIANTS)}, got "
+                         f"{show(name)}")
+    variant = VARIANTS[name]
     num_hands = _count(data, "num_hands", 1, MAX_HANDS)
     _check_deal_count(deals, num_hands, actions)
     ids = []
@@ -359,6 +391,7 @@ def decode_document(text) -> dict:
         "num_hands": num_hands,
         "first_dealer": _count(data, "first_dealer", 0, 1),
         "initial_scores": tuple(scores),
-        "deals": [parse_deal(d) for d in deals],
+        "deals": [parse_deal(d, variant) for d in deals],
         "actions": ids,
+        "variant": variant,
     }

@@ -64,7 +64,7 @@ class HandResult:
     card_points: tuple[int, int]  #: final card points incl. discards and Spitzer; sum 121
     trick_points: tuple[int, int]  #: points taken in tricks only
     discards: tuple[int, int]  #: card each player discarded (into the other's pile)
-    spitzer: int  #: player credited with the Spitzer
+    spitzer: int  #: player credited with the Spitzer (-1 in a variant without 7s)
     winner: int
     crack_level: int
     schneider: bool  #: winner has 91+ (value doubled)

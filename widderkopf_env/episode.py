@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .cards import MAX_HAND_VALUE, NUM_ACTIONS, TOTAL_POINTS
+from .cards import MAX_HAND_VALUE, NUM_ACTIONS, get_variant
 from .deals import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .engine_types import HandResult, IllegalActionError
 from .rules import Game
@@ -64,9 +64,11 @@ class Settings:
     reward_shaping: bool = False
     illegal_action: str = "raise"
     illegal_reward: float | None = None
+    variant: object = None  #: a name in widderkopf_env.VARIANTS or a Variant (None: full)
 
     def __post_init__(self):
         object.__setattr__(self, "num_hands", check_num_hands(self.num_hands))
+        object.__setattr__(self, "variant", get_variant(self.variant))
         if not isinstance(self.reward_shaping, (bool, np.bool_)):
             raise ValueError(f"reward_shaping must be True or False, got {self.reward_shaping!r}")
         object.__setattr__(self, "reward_shaping", bool(self.reward_shaping))
@@ -83,19 +85,20 @@ class Settings:
             object.__setattr__(self, "illegal_reward", float(reward))
 
 
-def new_game(rng: np.random.Generator, num_hands: int, options, seed: int | None = None) -> Game:
+def new_game(rng: np.random.Generator, num_hands: int, options, seed: int | None = None,
+             variant=None) -> Game:
     """The match of a ``reset()``. With the ``seed`` passed to ``reset(seed=...)`` it is
     the match of ``Game.new(seed=seed)`` (so ``reset(seed=s)`` of every env deals the same
     cards as ``Game.new(seed=s)``, and the vector env's sub-env ``i`` those of
     ``reset(seed=s + i)``); without one, its seed is drawn from ``rng`` (which the env
     seeded from its last ``reset(seed)``). ``options`` may give ``deal`` (a deal spec),
     ``dealer`` and ``scores``. A bad option raises ``ValueError`` (or ``TypeError``) and
-    leaves ``rng`` as it was."""
+    leaves ``rng`` as it was. ``variant``: the variant played (None: the full game)."""
     if options is None:  # the common case: nothing can be wrong
-        return Game.new(seed=_game_seed(rng, seed), num_hands=num_hands)
+        return Game.new(seed=_game_seed(rng, seed), num_hands=num_hands, variant=variant)
     state = rng.bit_generator.state
     try:
-        return _game_from_options(rng, num_hands, options, seed)
+        return _game_from_options(rng, num_hands, options, seed, variant)
     except Exception:
         rng.bit_generator.state = state
         raise
@@ -106,7 +109,8 @@ def _game_seed(rng: np.random.Generator, seed: int | None) -> int:
     return int(rng.integers(0, 2**63 - 1)) if seed is None else check_seed(seed)
 
 
-def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed) -> Game:
+def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed,
+                       variant=None) -> Game:
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
     for key in set(options) - RESET_OPTIONS:  # may be another layer's: warn on a likely typo
@@ -121,8 +125,9 @@ def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed) 
     scores = check_scores(options.get("scores", (0, 0)))
     if options.get("deal") is not None:
         return Game.from_deal(options["deal"], dealer=0 if dealer is None else dealer,
-                              num_hands=num_hands, seed=seed, scores=scores)
-    return Game.new(seed=seed, dealer=dealer, num_hands=num_hands, scores=scores)
+                              num_hands=num_hands, seed=seed, scores=scores, variant=variant)
+    return Game.new(seed=seed, dealer=dealer, num_hands=num_hands, scores=scores,
+                    variant=variant)
 
 
 def hand_info(result: HandResult) -> dict:
@@ -183,7 +188,7 @@ class Episode:
             x = float(result.value if result.winner == 0 else -result.value)
             if self._shaping:
                 cp = result.card_points
-                x += (cp[0] - cp[1] - self._shaped) / float(TOTAL_POINTS)
+                x += (cp[0] - cp[1] - self._shaped) / float(game.variant.total_points)
                 self._shaped = 0
             if game.current is None:
                 self.over = True
@@ -192,7 +197,7 @@ class Episode:
             tp = game.trick_points
             diff = tp[0] - tp[1]
             if diff != self._shaped:
-                x = (diff - self._shaped) / float(TOTAL_POINTS)
+                x = (diff - self._shaped) / float(game.variant.total_points)
                 self._shaped = diff
                 return x, None
         return 0.0, None

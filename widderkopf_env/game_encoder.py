@@ -48,6 +48,7 @@ def _o(name: str) -> int:
 _MY_UP, _MY_COV, _OPP_UP, _OPP_COV = _o("my_up"), _o("my_covered"), _o("opp_up"), _o("opp_covered")
 _DISCARD, _LEAD, _MY_PLAYED, _OPP_PLAYED = _o("my_discard"), _o("lead"), _o("my_played"), _o("opp_played")
 _MY_WON, _OPP_WON, _UNSEEN, _LEGAL = _o("my_won"), _o("opp_won"), _o("unseen"), _o("legal_cards")
+_TRUMPS = _o("trumps")
 # Flag pieces: built as one small int, relative to _FLAGS, then shifted into place once.
 _FLAGS = _o(FLAG_PIECES[0][0])
 _PHASE, _MY_TURN, _LEVEL = _o("phase") - _FLAGS, _o("my_turn") - _FLAGS, _o("crack_level") - _FLAGS
@@ -155,6 +156,9 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
           | won[p] << _MY_WON | won[o] << _OPP_WON | (_ALL_CARDS ^ seen) << _UNSEEN
           | _TRUMP_CARDS[trump + 1] | (legal & _ALL_CARDS) << _LEGAL | flags << _FLAGS
           | legal << OBS_SIZE)
+    absent = _ALL_CARDS ^ game.variant.deck
+    if absent:  # a smaller variant: its absent cards are neither unseen nor trumps
+        x &= ~(absent << _UNSEEN | absent << _TRUMPS)
     # one row of _BYTE_BITS per byte: the float32 bits of the vector and the mask at once
     flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
     out = flat[:OBS_SIZE]
@@ -188,7 +192,11 @@ _F32 = np.dtype(np.float32)
 
 def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
     obs, mask = _c_encode(game, player, over)  # bytearrays: float32 and int8
-    return _frombuffer(obs, _F32), _frombuffer(mask, _I8)
+    obs = _frombuffer(obs, _F32)
+    absent = _ALL_CARDS ^ game.variant.deck
+    if absent:  # a smaller variant's absent cards are 0 (as in the Python encoder)
+        obs[[at + c for c in range(36) if (absent >> c) & 1 for at in (_UNSEEN, _TRUMPS)]] = 0.0
+    return obs, _frombuffer(mask, _I8)
 
 
 if ACCELERATED:

@@ -80,7 +80,8 @@ gymnasium.make("Widderkopf-v0", opponent="heuristic", seat="random", num_hands=1
 * `seat`: the learner's seat: `0`, `1`, `"player_0"`, `"player_1"`, or `"random"` (drawn
   per episode); anything else raises `ValueError` naming `seat` and these values (the
   vector env takes the same).
-* `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above.
+* `num_hands`, `reward_shaping`, `illegal_action`, `illegal_reward`: as above; `variant`:
+  as for the AEC env (`widderkopf_env.env`).
 * `render_mode`: `"ansi"` (`render()` returns the whole table as text), `"human"`
   (prints it after every step) or `"rgb_array"` (a picture of the table, `uint8
   (640, 960, 3)`; needs the `[render]` extra; works with
@@ -137,9 +138,9 @@ class WidderkopfEnv(gymnasium.Env):
     def __init__(self, opponent="heuristic", seat="random", num_hands: int = 1,
                  reward_shaping: bool = False, illegal_action: str = "terminate",
                  illegal_reward: float | None = None, render_mode: str | None = None,
-                 render_perspective=None):
+                 render_perspective=None, variant=None):
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
-                                            illegal_reward)
+                                            illegal_reward, variant)
         check_render_mode(render_mode, RENDER_MODES, "WidderkopfEnv")
         check_not_a_class(opponent)
         if isinstance(opponent, str):
@@ -179,7 +180,7 @@ class WidderkopfEnv(gymnasium.Env):
         try:
             super().reset(seed=seed)
             rng = self.np_random
-            game = new_game(rng, self.num_hands, options, seed)
+            game = new_game(rng, self.num_hands, options, seed, self.settings.variant)
             seat = int(rng.integers(2)) if self._seat_spec == "random" else self._seat_spec
             reset_agent(self.opponent, int(rng.integers(0, 2**63 - 1)))
             episode = Episode(game, self.settings)

@@ -165,7 +165,7 @@ def encode_view(view) -> tuple[np.ndarray, np.ndarray]:
     if view.lead >= 0:
         x["lead"][view.lead] = 1
     if view.trump >= 0:
-        x["trumps"][:] = _bits(TRUMP_MASK[view.trump])
+        x["trumps"][:] = _bits(TRUMP_MASK[view.trump] & view.variant.deck)
     # flags
     x["pending"][:] = pending
     x["phase"][view.phase] = 1

@@ -14,21 +14,19 @@ from .cards import (
     BEATS,
     ESCALATE,
     FOLLOW,
+    FULL,
     ID_TABLES,
     PASS,
     POINTS,
     SPITZER,
-    TRICKS,
     TRUMP_ACTION,
-    WIN_POINTS,
     action_name,
-    hand_value,
+    get_variant,
     to_bits,
 )
 from .deals import (
     SEATS,
     as_int,
-    check_hidden_cards,
     check_num_hands,
     check_scores,
     check_seed,
@@ -39,6 +37,7 @@ from .deals import (
     parse_player,
     seeded_deal,
     seeded_dealer,
+    seeded_variant_deal,
 )
 from .engine_types import HandResult, IllegalActionError, Phase
 from .view import HIDDEN, PlayerView
@@ -58,7 +57,7 @@ _STATE_FIELDS = (
     "seed", "num_hands", "first_dealer", "initial_scores", "scores", "hand_no", "results",
     "deals", "history", "hand_start", "dealer", "phase", "current", "trump", "chooser",
     "hand", "up", "down", "upbits", "covered", "discard", "won", "trick_points", "played", "lead",
-    "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal",
+    "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal", "variant",
 )
 # Fields holding lists that clone() must copy (everything else is immutable).
 _LIST_FIELDS = frozenset({"scores", "results", "deals", "history", "hand", "up", "down",
@@ -72,7 +71,8 @@ class Game:
 
     Create one with :meth:`new` (a seeded random deal) or :meth:`from_deal`; then, while
     not :attr:`is_over`, let :attr:`current_player` pick one of :meth:`legal_actions` and
-    :meth:`apply` it. Read-only attributes of the live hand:
+    :meth:`apply` it. ``variant``: the :class:`~widderkopf_env.cards.Variant` played.
+    Read-only attributes of the live hand:
 
     ``phase`` (:class:`Phase`), ``current`` (player to act or None), ``dealer``, ``trump``
     (-1 until named), ``chooser``, ``level`` (crack level 0..4), ``cracker``/``recracker``
@@ -90,31 +90,34 @@ class Game:
 
     @classmethod
     def new(cls, seed: int | None = None, dealer=None, num_hands: int = 1,
-            scores=(0, 0)) -> Game:
+            scores=(0, 0), variant=None) -> Game:
         """A match with random deals drawn from ``seed`` (same seed, same match).
 
         ``dealer`` is the first dealer (0/1 or ``'player_0'``/``'player_1'``); None draws it
         from the seed (R6). ``num_hands`` hands are played, more while tied (R20).
+        ``variant``: a name in :data:`widderkopf_env.VARIANTS` (None: the full game).
         """
-        seed = check_seed(seed)
+        seed, variant = check_seed(seed), get_variant(variant)
         dealer = seeded_dealer(seed) if dealer is None else parse_player(dealer, "dealer")
-        return cls._create(seed, dealer, num_hands, scores, [])
+        return cls._create(seed, dealer, num_hands, scores, [], variant)
 
     @classmethod
     def from_deal(cls, deal: dict, dealer=0, num_hands: int = 1, seed: int | None = None,
-                  scores=(0, 0)) -> Game:
+                  scores=(0, 0), variant=None) -> Game:
         """A match whose first hand is the given deal spec (see :func:`parse_deal`).
 
         Later hands of a match are dealt from ``seed``. ``scores`` are the match scores
         before the hand (they decide who names trumps, R9).
         """
+        variant = get_variant(variant)
         return cls._create(check_seed(seed), parse_player(dealer, "dealer"), num_hands, scores,
-                           [parse_deal(deal)])
+                           [parse_deal(deal, variant)], variant)
 
     @classmethod
-    def _create(cls, seed, dealer, num_hands, scores, deals) -> Game:
+    def _create(cls, seed, dealer, num_hands, scores, deals, variant=FULL) -> Game:
         num_hands, scores = check_num_hands(num_hands), check_scores(scores)
         g = cls.__new__(cls)
+        g.variant = variant
         g.seed, g.num_hands, g.first_dealer = seed, num_hands, dealer
         g.initial_scores = scores
         g.scores, g.hand_no, g.results, g.deals, g.history = list(scores), 0, [], deals, []
@@ -129,34 +132,18 @@ class Game:
         view says); ``face_down``: ``{pile: card}`` for every pile (engine index
         ``5 * player + i``) that still holds a face-down card; ``opponent_discard``: their
         discard once they have discarded, else -1. The hidden cards must be exactly the
-        view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of
-        the current hand exactly as the real game would with those cards. Its history and
-        deal are this hand's (from the view's public record and the hidden cards); the
-        seed and earlier hands are not known to the view (seed 0, deals None). Wrong types
-        raise ``TypeError`` naming the argument.
+        view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of the
+        hand as the real game would with those cards. Its history and deal are this hand's
+        (from the view's public record and the hidden cards); seed 0, earlier deals None.
+        Wrong types raise ``TypeError`` naming the argument.
         """
         if not isinstance(view, PlayerView):
             raise TypeError(f"view must be a PlayerView, got {type(view).__name__}")
-        hand, face_down, opponent_discard = check_hidden_cards(opponent_hand, face_down,
-                                                               opponent_discard)
+        hand, face_down, opponent_discard = view.check_hidden(opponent_hand, face_down,
+                                                              opponent_discard)
         me, opp = view.player, view.opponent
-        slots = view.face_down_piles
-        if tuple(sorted(face_down)) != slots:
-            raise ValueError(f"face_down must give a card for piles {list(slots)}, "
-                             f"got piles {sorted(face_down)}")
-        if hand.bit_count() != view.hand_size_opp:
-            raise ValueError(f"opponent_hand must hold {view.hand_size_opp} cards, got "
-                             f"{hand.bit_count()}")
-        if (opponent_discard >= 0) != bool(view.opp_discarded):
-            raise ValueError("opponent_discard must be a card exactly when the opponent has "
-                             "discarded")
-        hidden = hand | to_bits(face_down.values())
-        if opponent_discard >= 0:
-            hidden |= 1 << opponent_discard
-        count = hand.bit_count() + len(slots) + (opponent_discard >= 0)
-        if hidden != view.unseen or hidden.bit_count() != count:
-            raise ValueError("the hidden cards must be the view's unseen cards, each once")
         g = cls.__new__(cls)
+        g.variant = view.variant
         g.seed, g.num_hands, g.hand_no = 0, view.num_hands, view.hand_no
         g.first_dealer = view.dealer ^ (view.hand_no & 1)
         g.initial_scores, g.scores = tuple(view.scores), list(view.scores)
@@ -190,7 +177,7 @@ class Game:
     def _start_hand(self) -> None:
         n = self.hand_no
         if n == len(self.deals):
-            self.deals.append(seeded_deal(self.seed, n))
+            self.deals.append(seeded_variant_deal(self.seed, n, self.variant))
         deal = self.deals[n]
         self.hand_start = len(self.history)
         self.dealer = dealer = self.first_dealer ^ (n & 1)
@@ -199,7 +186,8 @@ class Game:
         self.phase, self.current, self.trump = TRUMP, self.chooser, -1
         (h0, u0, d0), (h1, u1, d1) = deal
         self.hand = [to_bits(h0), to_bits(h1)]
-        self.up, self.down = [*u0, *u1], [*d0, *d1]
+        pad = (-1,) * (5 - len(u0))  # a variant's missing piles stay empty
+        self.up, self.down = [*u0, *pad, *u1, *pad], [*d0, *pad, *d1, *pad]
         self.upbits = [to_bits(u0), to_bits(u1)]
         self.covered = self.upbits[:]
         self.discard, self.won, self.trick_points, self.played = [-1, -1], [0, 0], [0, 0], [0, 0]
@@ -254,10 +242,9 @@ class Game:
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player) -> bool:
-        """Whether ``player`` (0, 1, ``'player_0'``, ``'player_1'``) still holds the right to
-        the next escalation (R11): the level is below 4, they have played no card this
-        hand, and the next escalation is theirs. (It is a legal action only when they are
-        also due, or answering.)"""
+        """Whether ``player`` (0, 1, ``'player_0'``, ``'player_1'``) holds the right to the next
+        escalation (R11): level below 4, no card played this hand, and the next escalation
+        is theirs (legal only when they are also due, or answering)."""
         return self._may_escalate(parse_player(player))
 
     def _may_escalate(self, player: int) -> bool:
@@ -273,9 +260,6 @@ class Game:
             return (False, False)
         return (self._may_escalate(0), self._may_escalate(1))
 
-    def _legal_trump(self) -> int:
-        return _TRUMP_BITS
-
     def _legal_discard(self) -> int:
         return self.hand[self.current]
 
@@ -290,6 +274,9 @@ class Game:
             m |= _ESC_BIT
         return m
 
+    def _legal_trump(self) -> int:
+        return _TRUMP_BITS
+
     def _legal_answer(self) -> int:
         return _ANSWER_BITS
 
@@ -297,11 +284,9 @@ class Game:
         return 0
 
     def card_points(self) -> tuple[int, int]:
-        """Card points in each capture pile, discards included (full information, R17).
-
-        While a hand is played these are the points so far; once the match is over, the
-        final points of the last hand (with the Spitzer).
-        """
+        """Card points in each capture pile, discards included (full information, R17):
+        the points so far while a hand is played; once the match is over, the final points
+        of the last hand (with the Spitzer)."""
         if self.phase == OVER:
             return self.results[-1].card_points
         d0, d1 = self.discard
@@ -309,10 +294,8 @@ class Game:
                 self.trick_points[1] + (POINTS[d0] if d0 >= 0 else 0))
 
     def returns(self) -> list[float]:
-        """Zero-sum game points: ``[s0 - s1, s1 - s0]`` of the match scores gained so far.
-
-        For a single hand this is +value for the winner and -value for the loser (R19).
-        """
+        """Zero-sum game points: ``[s0 - s1, s1 - s0]`` of the match scores gained so far
+        (for a single hand, +value for the winner and -value for the loser, R19)."""
         d = (self.scores[0] - self.initial_scores[0]) - (self.scores[1] - self.initial_scores[1])
         return [float(d), float(-d)]
 
@@ -407,7 +390,7 @@ class Game:
         if pile >= 0:
             self._turn_over(pile)
         self.lead = self.lead_pile = -1
-        if len(self.tricks) == TRICKS:
+        if len(self.tricks) == self.variant.tricks:
             self._finish_hand()
         else:
             self.current = self.leader = winner
@@ -421,15 +404,17 @@ class Game:
         t, (d0, d1) = self.trump, self.discard
         pts = [self.trick_points[0] + POINTS[d1], self.trick_points[1] + POINTS[d0]]
         pile0 = self.won[0] | (1 << d1)
-        spitzer = 0 if (pile0 >> SPITZER[t]) & 1 else 1
-        pts[spitzer] += 1
-        winner = 0 if pts[0] >= WIN_POINTS else 1
+        spitzer = (0 if (pile0 >> SPITZER[t]) & 1 else 1) if self.variant.spitzer else -1
+        pts[spitzer] += spitzer >= 0  # a variant without 7s has no Spitzer (-1)
+        v = self.variant
+        winner = 0 if pts[0] >= v.win_points else 1
         best = pts[winner]
-        value = hand_value(self.level, best)
+        value = v.hand_value(self.level, best)
         self.scores[winner] += value
         self.results.append(HandResult(
             self.hand_no, self.dealer, t, tuple(pts), tuple(self.trick_points), (d0, d1),
-            spitzer, winner, self.level, 91 <= best < 121, best == 121, value,
+            spitzer, winner, self.level, v.schneider_points <= best < v.total_points,
+            best == v.total_points, value,
             tuple(self.scores)))
         self.hand_no += 1
         if self.hand_no >= self.num_hands and self.scores[0] != self.scores[1]:
@@ -447,7 +432,7 @@ class Game:
         """The match as JSON: seed, set-up, the deal of every hand so far and all actions
         (the format is :data:`widderkopf_env.deals.DOCUMENT_SCHEMA`)."""
         return encode_document(self.seed, self.num_hands, self.first_dealer,
-                               self.initial_scores, self.deals, self.history)
+                               self.initial_scores, self.deals, self.history, self.variant)
 
     @classmethod
     def from_json(cls, text) -> Game:
@@ -458,7 +443,7 @@ class Game:
         """
         doc = decode_document(text)
         return cls._replayed(doc["seed"], doc["first_dealer"], doc["num_hands"],
-                             doc["initial_scores"], doc["deals"], doc["actions"])
+                             doc["initial_scores"], doc["deals"], doc["actions"], doc["variant"])
 
     def replay(self, length: int | None = None) -> Game:
         """A new game: this match replayed from its deals up to its first ``length``
@@ -466,13 +451,13 @@ class Game:
         if None in self.deals:
             raise ValueError("a world built by Game.from_view has no deals to replay")
         g = Game._replayed(self.seed, self.first_dealer, self.num_hands,
-                           self.initial_scores, self.deals, self.history[:length])
+                           self.initial_scores, self.deals, self.history[:length], self.variant)
         del g.deals[g.hand_no + (g.phase != OVER):]  # the deals of hands not started yet
         return g
 
     @classmethod
-    def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions) -> Game:
-        g = cls._create(seed, first_dealer, num_hands, scores, list(deals[:1]))
+    def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions, variant=FULL):
+        g = cls._create(seed, first_dealer, num_hands, scores, list(deals[:1]), variant)
         g.deals.extend(deals[1:])  # later hands are played with these deals
         for k, action in enumerate(actions):
             try:
@@ -484,7 +469,8 @@ class Game:
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""
-        out = {f: getattr(self, f) for f in _STATE_FIELDS if f not in ("_legal", "results")}
+        out = {f: getattr(self, f) for f in _STATE_FIELDS
+               if f not in ("_legal", "results", "variant")}
         out["results"] = [asdict(r) for r in self.results]
         out["deals"] = [deal_to_spec(d) for d in self.deals]
         out["tricks"] = [list(t) for t in self.tricks]

@@ -14,7 +14,8 @@ as when it is run on a stand-in made from the view alone.
 
 from __future__ import annotations
 
-from .cards import FOLLOW, HAND_SIZE, from_bits, to_bits
+from .cards import FOLLOW, from_bits, to_bits
+from .deals import check_hidden_cards
 from .engine_types import Phase
 
 OVER = Phase.OVER
@@ -52,6 +53,7 @@ class PlayerView:
             ``initial_up`` and ``revealed`` it is the hand's public record: search bots
             replay it in sampled worlds to judge how likely the opponent's choices were
             (:meth:`initial_deal`).
+        variant: the :class:`~widderkopf_env.cards.Variant` played (public).
     """
 
     __slots__ = (
@@ -60,12 +62,13 @@ class PlayerView:
         "hand_size_opp", "my_up", "opp_up", "my_piles", "opp_piles", "my_covered",
         "opp_covered", "my_discard", "opp_discarded", "played", "won", "trick_points", "lead",
         "leader", "tricks", "legal", "last_result", "initial_up", "revealed",
-        "hand_history",
+        "hand_history", "variant",
     )
 
     @classmethod
     def of(cls, game, player: int) -> PlayerView:
         v = cls.__new__(cls)
+        v.variant = game.variant
         o = 1 - player
         v.player, v.opponent = player, o
         v.phase, v.current = game.phase, game.current
@@ -90,9 +93,10 @@ class PlayerView:
         v.last_result = game.results[-1] if game.results else None
         deal = game.deals[game.hand_no - (game.phase == OVER)]
         (_h0, up0, down0), (_h1, up1, down1) = deal
-        v.initial_up = (*up0, *up1)
-        v.revealed = tuple(-1 if d >= 0 else c for d, c in zip(game.down, (*down0, *down1),
-                                                                strict=True))
+        pad = (-1,) * (5 - len(up0))  # a variant's missing piles
+        v.initial_up = (*up0, *pad, *up1, *pad)
+        v.revealed = tuple(-1 if d >= 0 else c for d, c in zip(
+            game.down, (*down0, *pad, *down1, *pad), strict=True))
         history = game.history[game.hand_start:]
         secret = 1 if o != game.dealer else 2  # the opponent's discard (R10 order)
         if len(history) > secret:
@@ -120,7 +124,7 @@ class PlayerView:
         seen = self.hand | self.my_up | self.opp_up | self.played[0] | self.played[1]
         if self.my_discard >= 0:
             seen |= 1 << self.my_discard
-        return ((1 << 36) - 1) & ~seen
+        return self.variant.deck & ~seen
 
     @property
     def face_down_piles(self) -> tuple[int, ...]:
@@ -143,6 +147,31 @@ class PlayerView:
                 void |= FOLLOW[t][led]
         return void
 
+    def check_hidden(self, opponent_hand, face_down, opponent_discard=-1):
+        """The hidden cards of a world of this view (:meth:`Game.from_view`'s arguments)
+        checked and normalised to ``(hand bits, {pile: card}, discard)``: a wrong type
+        raises ``TypeError`` naming the argument, cards that are not exactly this view's
+        unseen cards (each once, as many as the view says) ``ValueError``."""
+        hand, face_down, opponent_discard = check_hidden_cards(opponent_hand, face_down,
+                                                               opponent_discard)
+        slots = self.face_down_piles
+        if tuple(sorted(face_down)) != slots:
+            raise ValueError(f"face_down must give a card for piles {list(slots)}, "
+                             f"got piles {sorted(face_down)}")
+        if hand.bit_count() != self.hand_size_opp:
+            raise ValueError(f"opponent_hand must hold {self.hand_size_opp} cards, got "
+                             f"{hand.bit_count()}")
+        if (opponent_discard >= 0) != bool(self.opp_discarded):
+            raise ValueError("opponent_discard must be a card exactly when the opponent has "
+                             "discarded")
+        hidden = hand | to_bits(face_down.values())
+        if opponent_discard >= 0:
+            hidden |= 1 << opponent_discard
+        count = hand.bit_count() + len(slots) + (opponent_discard >= 0)
+        if hidden != self.unseen or hidden.bit_count() != count:
+            raise ValueError("the hidden cards must be the view's unseen cards, each once")
+        return hand, face_down, opponent_discard
+
     def initial_deal(self, opponent_hand, face_down, opponent_discard=-1):
         """The hand's deal, ``((hand, up, down), (hand, up, down))`` by player as card
         ids, if the hidden cards are ``opponent_hand`` (cards now in the opponent's hand,
@@ -151,11 +180,14 @@ class PlayerView:
         Cards played from a hand are those played that were never face up (R13-R14)."""
         me, opp = self.player, self.opponent
         hand = opponent_hand if isinstance(opponent_hand, int) else to_bits(opponent_hand)
-        down = [c if c >= 0 else face_down.get(i, -1) for i, c in enumerate(self.revealed)]
-        if -1 in down:
+        piles = self.variant.piles
+        down = [c if c >= 0 or i % 5 >= piles else face_down.get(i, -1)
+                for i, c in enumerate(self.revealed)]
+        missing = [i for i, c in enumerate(down) if c < 0 and i % 5 < piles]
+        if missing:
             raise ValueError(f"face_down must give the card of every pile not turned over, "
-                             f"missing piles {[i for i, c in enumerate(down) if c < 0]}")
-        on_piles = to_bits(self.initial_up) | to_bits(down)
+                             f"missing piles {missing}")
+        on_piles = to_bits(c for c in (*self.initial_up, *down) if c >= 0)
         hands = [0, 0]
         hands[me] = self.hand | (self.played[me] & ~on_piles)
         hands[opp] = hand | (self.played[opp] & ~on_piles)
@@ -163,12 +195,12 @@ class PlayerView:
             hands[me] |= 1 << self.my_discard
         if opponent_discard >= 0:
             hands[opp] |= 1 << opponent_discard
-        if any(h.bit_count() != HAND_SIZE for h in hands) or hands[0] & hands[1] or (
+        if any(h.bit_count() != self.variant.hand_size for h in hands) or hands[0] & hands[1] or (
                 (hands[0] | hands[1]) & on_piles):
             raise ValueError("these hidden cards do not complete a deal consistent with "
                              "the view")
-        return tuple((from_bits(hands[p]), list(self.initial_up[5 * p:5 * p + 5]),
-                      down[5 * p:5 * p + 5]) for p in (0, 1))
+        return tuple((from_bits(hands[p]), list(self.initial_up[5 * p:5 * p + piles]),
+                      down[5 * p:5 * p + piles]) for p in (0, 1))
 
     def key(self) -> tuple:
         """All fields as a tuple: equal keys mean identical information."""

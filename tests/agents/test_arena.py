@@ -137,3 +137,23 @@ def test_summarise_by_hand():
 def test_bad_pairs_are_rejected():
     with pytest.raises(ValueError, match="pairs"):
         run_duplicate("random", "random", 0)
+
+
+def test_the_arena_and_widderkopf_eval_deal_a_variant(capsys):
+    import json
+
+    from widderkopf_env import VARIANTS, load_agent
+    from widderkopf_env.agents.arena import play_pair, run_duplicate
+    from widderkopf_env.agents.eval_cli import main
+
+    res = run_duplicate("heuristic", "random", pairs=4, seed=2, workers=1, variant="tiny")
+    assert res.hands == 8 and res.card_points <= VARIANTS["tiny"].total_points
+    bot = load_agent("heuristic")
+    first, second = play_pair(bot, bot, seed=2, index=0, variant="small")
+    assert first.card_points + second.card_points == VARIANTS["small"].total_points
+    assert main(["heuristic", "random", "--pairs", "3", "--variant", "small", "--workers",
+                 "1", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["hands"] == 6 and out["card_points"] <= VARIANTS["small"].total_points
+    with pytest.raises(ValueError, match="tiny, small, medium, full"):
+        run_duplicate("heuristic", "random", pairs=1, workers=1, variant="huge")

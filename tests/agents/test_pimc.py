@@ -331,3 +331,16 @@ def test_decide_reports_the_values_behind_the_move():
         else:
             assert len(view.legal_actions()) == 1 or view.phase == Phase.ANSWER
     assert compared > 10
+
+
+def test_pimc_plays_the_small_variants():
+    """In a one-trick variant the follower may still escalate, so a searched action can
+    end the hand: the rollout must notice (it once asked the finished game for a view)."""
+    for variant in ("tiny", "small", "medium"):
+        for seed in range(6):
+            agent, g = load_agent("pimc", seed=seed), Game.new(seed=seed, variant=variant)
+            while not g.is_over:
+                view = g.view(g.current)
+                action = agent.act(view)
+                assert action in view.legal_actions()
+                g.apply(action)

@@ -108,8 +108,12 @@ class WidderkopfVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, opponent="heuristic", seat="random",
                  num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
-                 render_mode: str | None = None):
-        settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward)
+                 render_mode: str | None = None, variant=None):
+        settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward, variant)
+        if settings.variant.name != "full":
+            raise ValueError(f"WidderkopfVectorEnv plays the full game only, got variant "
+                             f"{settings.variant.name!r}; play smaller variants with "
+                             "widderkopf_env.env or WidderkopfEnv (variant=...)")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")

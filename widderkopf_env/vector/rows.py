@@ -10,6 +10,7 @@ field by field.
 
 from __future__ import annotations
 
+from ..cards import FULL
 from ..engine_types import Phase
 from ..rules import HandResult
 from ..view import PlayerView
@@ -24,6 +25,8 @@ LISTS = ("hand", "upbits", "covered", "played", "won", "up", "down", "discard",
 
 class GameRow:
     """A read-only snapshot of game ``i`` with :class:`Game`'s attribute names."""
+
+    variant = FULL  # the vector engine plays the full game only
 
     def __init__(self, game, i: int):
         for name in SCALARS:
