@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
-	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs]"
+	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs,openspiel]"
 	touch $@
 
 $(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
