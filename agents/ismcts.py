@@ -56,12 +56,12 @@ class ISMCTSAgent:
 
     def root_state(self, view):
         """The OpenSpiel state of ``view``'s hand in one world consistent with it."""
-        from widderkopf_env.openspiel import _deal_actions
+        from widderkopf_env.openspiel import deal_actions
 
         world = Resampler(view).sample(self._rng)
         state = self._game(view.variant).new_initial_state()
         state.apply_action(view.dealer)
-        for card in _deal_actions(view.variant, world.deals[-1]):
+        for card in deal_actions(view.variant, world.deals[-1]):
             state.apply_action(card)
         for action in world.history:
             state.apply_action(action)

@@ -324,8 +324,6 @@ def _seed(data: dict) -> int:
 #: The longest game file :func:`decode_document` reads, in characters (bytes for bytes):
 #: about 60,000 hands with every deal and action.
 MAX_DOCUMENT_SIZE = 32 * 2**20
-#: Actions of a hand at the fewest: trump, two discards and 34 cards.
-_MIN_HAND_ACTIONS = 37
 
 
 def _check_size(text) -> None:
@@ -334,10 +332,12 @@ def _check_size(text) -> None:
                          f"{MAX_DOCUMENT_SIZE:,} (MAX_DOCUMENT_SIZE)")
 
 
-def _check_deal_count(deals: list, num_hands: int, actions: list) -> None:
+def _check_deal_count(deals: list, num_hands: int, actions: list, variant=FULL) -> None:
     """A file lists at most one deal per hand: ``num_hands``, or as many hands as its
-    actions reach (tie-break hands, R20), whichever is more."""
-    most = max(num_hands, len(actions) // _MIN_HAND_ACTIONS + 1)
+    actions reach (tie-break hands, R20), whichever is more. A hand takes at least a
+    trump, two discards and the cards of its tricks (37 actions in the full game)."""
+    fewest = 3 + 2 * variant.tricks
+    most = max(num_hands, len(actions) // fewest + 1)
     if len(deals) > most:
         raise ValueError(f"game file: 'deals' lists {len(deals):,} deals, but the match has "
                          f"at most {most:,} hands (num_hands {num_hands:,} and "
@@ -378,7 +378,7 @@ def decode_document(text) -> dict:
                          f"{show(name)}")
     variant = VARIANTS[name]
     num_hands = _count(data, "num_hands", 1, MAX_HANDS)
-    _check_deal_count(deals, num_hands, actions)
+    _check_deal_count(deals, num_hands, actions, variant)
     ids = []
     for k, name in enumerate(actions):
         action = _ACTION_IDS.get(name) if isinstance(name, str) else None

@@ -128,7 +128,7 @@ def _split_deal(variant, cards):
     return tuple((out[p, "hand"], out[p, "up"], out[p, "down"]) for p in (0, 1))
 
 
-def _deal_actions(variant, deal):
+def deal_actions(variant, deal):
     """The inverse of :func:`_split_deal` (hands ascending)."""
     parts = {(p, kind): list(cards) for p in (0, 1)
              for kind, cards in zip(("hand", "up", "down"), deal[p], strict=True)}
@@ -254,7 +254,7 @@ class WidderkopfState(pyspiel.State):
         history = list(self.history())
         at = self.deal_start
         size = self.variant.deck.bit_count()
-        history[at:at + size] = _deal_actions(self.variant, deal)
+        history[at:at + size] = deal_actions(self.variant, deal)
         if discard >= 0:  # the opponent's discard (R10 order: non-dealer first)
             history[at + size + (1 if 1 - player_id != view.dealer else 2)] = discard
         new = self.get_game().new_initial_state()

@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="needs the [openspiel] extra")
 
 from widderkopf_env import VARIANTS, Game  # noqa: E402
 from widderkopf_env.game_encoder import encode_game  # noqa: E402
-from widderkopf_env.openspiel import _deal_actions  # noqa: E402
+from widderkopf_env.openspiel import deal_actions  # noqa: E402
 
 
 def _load(**params):
@@ -62,7 +62,7 @@ def test_full_game_trajectories_equal_the_engines(num_hands):
         while not g.is_over:
             if g.hand_no != hand:  # deal this hand to OpenSpiel, card by card
                 hand = g.hand_no
-                for card in _deal_actions(g.variant, g.deals[hand]):
+                for card in deal_actions(g.variant, g.deals[hand]):
                     assert state.is_chance_node()
                     assert card in dict(state.chance_outcomes())
                     state.apply_action(card)
@@ -126,7 +126,7 @@ def test_information_states_hide_the_opponents_cards():
     for d in (deal, swapped):
         state = game.new_initial_state()
         state.apply_action(0)
-        for card in _deal_actions(VARIANTS["medium"], d):
+        for card in deal_actions(VARIANTS["medium"], d):
             state.apply_action(card)
         states.append(state)
     a, b = states
