@@ -41,8 +41,8 @@ from widderkopf_env.cards import (
     parse_card,
     trick_winner_offset,
 )
+from widderkopf_env.checks import MAX_HANDS
 from widderkopf_env.cli import add_version, integer, run_cli
-from widderkopf_env.deals import MAX_HANDS
 from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game, Phase
 

@@ -136,7 +136,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
 from .cards import NUM_ACTIONS
-from .deals import SEATS, check_reset_seed, parse_player
+from .checks import SEATS, check_reset_seed, parse_player
 from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import encode_game

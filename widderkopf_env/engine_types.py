@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from .cards import NUM_ACTIONS, action_name, from_bits
-from .deals import show
+from .checks import show
 
 
 class Phase(IntEnum):

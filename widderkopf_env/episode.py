@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .cards import MAX_HAND_VALUE, NUM_ACTIONS, get_variant
-from .deals import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
+from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .engine_types import HandResult, IllegalActionError
 from .rules import Game
 

@@ -111,7 +111,7 @@ from gymnasium import spaces
 
 from .agent import reset_agent
 from .cards import NUM_ACTIONS
-from .deals import SEATS, check_reset_seed, parse_seat
+from .checks import SEATS, check_reset_seed, parse_seat
 from .engine_types import IllegalActionError
 from .episode import (
     ILLEGAL,

@@ -24,22 +24,10 @@ from .cards import (
     get_variant,
     to_bits,
 )
-from .deals import (
-    SEATS,
-    as_int,
-    check_num_hands,
-    check_scores,
-    check_seed,
-    deal_to_spec,
-    decode_document,
-    encode_document,
-    parse_deal,
-    parse_player,
-    seeded_deal,
-    seeded_dealer,
-    seeded_variant_deal,
-)
+from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
+from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
 from .engine_types import HandResult, IllegalActionError, Phase
+from .game_file import decode_document, encode_document
 from .view import HIDDEN, PlayerView
 
 # Re-exported: the engine's public names for what deals.py defines.
@@ -430,7 +418,7 @@ class Game:
 
     def to_json(self) -> str:
         """The match as JSON: seed, set-up, the deal of every hand so far and all actions
-        (the format is :data:`widderkopf_env.deals.DOCUMENT_SCHEMA`)."""
+        (the format is :data:`widderkopf_env.game_file.DOCUMENT_SCHEMA`)."""
         return encode_document(self.seed, self.num_hands, self.first_dealer,
                                self.initial_scores, self.deals, self.history, self.variant)
 
@@ -438,7 +426,7 @@ class Game:
     def from_json(cls, text) -> Game:
         """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions).
 
-        Every field is checked (:func:`widderkopf_env.deals.decode_document`) and every
+        Every field is checked (:func:`widderkopf_env.game_file.decode_document`) and every
         action must be legal when replayed; anything else raises ``ValueError`` naming it.
         """
         doc = decode_document(text)

@@ -15,7 +15,7 @@ as when it is run on a stand-in made from the view alone.
 from __future__ import annotations
 
 from .cards import FOLLOW, from_bits, to_bits
-from .deals import check_hidden_cards
+from .checks import check_hidden_cards
 from .engine_types import Phase
 
 OVER = Phase.OVER

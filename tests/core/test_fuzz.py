@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from widderkopf_env import Game, WidderkopfEnv, env, load_agent
-from widderkopf_env.deals import parse_deal, parse_player
+from widderkopf_env.checks import parse_player
+from widderkopf_env.deals import parse_deal
 from widderkopf_env.gym_env import OpponentError
 
 ALLOWED = (ValueError, TypeError)
@@ -318,7 +319,7 @@ def test_a_huge_game_file_is_refused_before_it_is_parsed():
     or any deal is built (the peak of new memory stays tiny)."""
     import tracemalloc
 
-    from widderkopf_env.deals import MAX_DOCUMENT_SIZE
+    from widderkopf_env.game_file import MAX_DOCUMENT_SIZE
 
     doc = json.loads(played(1, 0).to_json())
     deal = json.dumps(doc["deals"][0])

@@ -80,7 +80,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..cards import MAX_HAND_VALUE, NUM_ACTIONS, action_name
-from ..deals import check_reset_seed, parse_seat, show
+from ..checks import check_reset_seed, parse_seat, show
 from ..episode import OpponentError, Settings, check_render_mode
 from ..observation import OBS_SIZE
 from ..rules import HandResult, IllegalActionError, Phase
@@ -262,7 +262,7 @@ class WidderkopfVectorEnv(VectorEnv):
 
     def _seeds(self, seed) -> list[int]:
         """The match seed of every sub-env: ``s + i`` for an int ``s``, or the N ints of a
-        list; ``ValueError``/``TypeError`` as :func:`~widderkopf_env.deals.check_reset_seed`."""
+        list; ``ValueError``/``TypeError`` as :func:`~widderkopf_env.checks.check_reset_seed`."""
         n = self.num_envs
         if as_single(seed):
             first = check_reset_seed(seed)
