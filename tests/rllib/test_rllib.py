@@ -170,7 +170,7 @@ def test_league_mapping_puts_main_in_one_seat_of_every_episode():
     (["--minibatch", "500", "--batch", "100", "--iterations", "1"], "must not exceed"),
     ([], "give --iterations or --minutes"),
     (["--iterations", "0"], "--iterations: expected an integer >= 1"),
-    (["--iterations", "1", "--hidden", "64,0"], "--hidden: expected comma-separated"),
+    (["--iterations", "1", "--net-arch", "64,0"], "--net-arch: expected comma-separated"),
     (["--iterations", "1", "--self-play", "nan"], "--self-play: expected a number from 0 to 1"),
     (["--iterations", "1", "--resume", "/nonexistent"], "not a checkpoint"),
 ])
