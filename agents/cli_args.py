@@ -36,7 +36,7 @@ def check_agent_spec(spec: str) -> str:
         return spec
     suffix = Path(spec).suffix.lower()
     if suffix == ".npz":
-        from .shipped import load_snapshot_agent
+        from .network_file import load_snapshot_agent
 
         load_snapshot_agent(spec)  # plain arrays: reading them runs no code
         return spec
