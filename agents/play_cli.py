@@ -1,6 +1,7 @@
 """``widderkopf-play``: play Widderkopf in the terminal against a bot.
 
     widderkopf-play [--opponent heuristic] [--hands N] [--seat 0|1] [--seed S]
+                    [--variant NAME]
 
 Each time it is your turn the table is shown as you may see it (your hand, both players'
 face-up cards, the trick) with your legal moves and their numbers, e.g. ``[3] Q♣``.
@@ -19,7 +20,8 @@ match score.
 
 The deal seed is shown when the match ends (or you quit), never before: the seed fixes
 every deal (``Game.new(seed=...)``), so it would show the bot's hand and the face-down
-cards. Replay a match with ``--seed``.
+cards. Replay a match with ``--seed``. ``--variant NAME`` deals a smaller variant of the
+game (``widderkopf_env.VARIANTS``: the same rules on fewer cards; default the full game).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from widderkopf_env.cards import (
     SUIT_GLYPHS,
     SUITS,
     TRUMP_ACTION,
+    VARIANTS,
     card_glyph,
     parse_card,
     trick_winner_offset,
@@ -186,12 +189,18 @@ class Session:
     def report_hand(self, r) -> None:
         me = self.seat
         won = "You win" if r.winner == me else "The opponent wins"
-        extra = " schwarz (all 121)" if r.schwarz else " schneider (91+)" if r.schneider else ""
+        v = self.game.variant
+        extra = (f" schwarz (all {v.total_points})" if r.schwarz else
+                 f" schneider ({v.schneider_points}+)" if r.schneider else "")
         self.say(f"\n=== Hand {r.hand + 1} over. {won}{extra}. ===")
-        self.say(f"Card points: you {r.card_points[me]}, opponent {r.card_points[1 - me]} "
-                 f"(discards: yours {card_glyph(r.discards[me])} went to the opponent, "
-                 f"theirs {card_glyph(r.discards[1 - me])} to you; Spitzer to "
-                 f"{'you' if r.spitzer == me else 'the opponent'}).")
+        notes = []
+        if r.discards[me] >= 0:  # a variant without piles has no discards
+            notes.append(f"discards: yours {card_glyph(r.discards[me])} went to the opponent, "
+                         f"theirs {card_glyph(r.discards[1 - me])} to you")
+        if r.spitzer >= 0:  # -1: a variant without the Spitzer
+            notes.append(f"Spitzer to {'you' if r.spitzer == me else 'the opponent'}")
+        self.say(f"Card points: you {r.card_points[me]}, opponent {r.card_points[1 - me]}"
+                 + (f" ({'; '.join(notes)})" if notes else "") + ".")
         self.say(f"Value: {r.value} game point(s) (crack level {r.crack_level}). "
                  f"Match score: you {r.scores[me]}, opponent {r.scores[1 - me]}.")
 
@@ -210,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=integer(0), default=None,
                    help="deal seed (default: random; shown when the match ends, so that it "
                         "can be replayed)")
+    p.add_argument("--variant", choices=list(VARIANTS), default="full",
+                   help="the variant dealt (default full; a name in widderkopf_env.VARIANTS)")
     add_safe(p)
     add_version(p)
     return p
@@ -226,11 +237,12 @@ def main(argv=None, stdin=None, stdout=None) -> int:
 def _run(args, stdin, stdout) -> int:
     [bot] = load_agents(args.opponent, safe=args.safe)
     seed = secrets.randbits(32) if args.seed is None else args.seed
-    game = Game.new(seed=seed, num_hands=args.hands)
+    game = Game.new(seed=seed, num_hands=args.hands, variant=args.variant)
     reset_agent(bot, seed)
     session = Session(game, args.seat, bot, stdin, stdout)
+    variant = "" if args.variant == "full" else f", {game.variant.describe()}"
     session.say(f"Widderkopf: you (player_{args.seat}) against {args.opponent}, "
-                f"{args.hands} hand(s). Type 'help' for how to enter moves.")
+                f"{args.hands} hand(s){variant}. Type 'help' for how to enter moves.")
     try:
         session.run()
     except Quit:

@@ -92,7 +92,8 @@ class TrainingRun:
         t = time.perf_counter()
         cfg = self.cfg
         weights = export_policy(model)
-        res = evaluate(weights, cfg["eval_pairs"], cfg["eval_seed"], cfg["eval_workers"])
+        res = evaluate(weights, cfg["eval_pairs"], cfg["eval_seed"], cfg["eval_workers"],
+                       variant=cfg["variant"])
         entry = {"steps": steps, "seconds": round(self.wall_seconds(), 1), **res}
         self.history.append(entry)
         for opp, r in res.items():

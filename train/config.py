@@ -19,6 +19,7 @@ from pathlib import Path
 
 from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import agent_help, agent_spec
+from widderkopf_env.cards import VARIANTS
 from widderkopf_env.cli import (
     UsageError,
     add_version,
@@ -81,6 +82,9 @@ class TrainConfig:
                            run_control=True)
     opponent: str = setting("heuristic", "fixed opponent", type=agent_spec,
                             group="environment")
+    variant: str = setting("full", "the variant trained on and evaluated on (a name in "
+                           "widderkopf_env.VARIANTS: the same rules on fewer cards)",
+                           choices=tuple(VARIANTS), group="environment")
     reward_shaping: bool = setting(True, "the env's dense card-point shaping (+-(card point "
                                    "diff)/121 per hand)",
                                    action=argparse.BooleanOptionalAction, group="environment")
@@ -296,6 +300,9 @@ def check(cfg: dict) -> None:
     if cfg["vec_env"] == "native" and (cfg["self_play"] or cfg["warmup_random"]):
         raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
                          "--self-play or --warmup-random")
+    if cfg["vec_env"] == "native" and cfg["variant"] != "full":
+        raise UsageError(f"--vec-env native plays the full game only, got --variant "
+                         f"{cfg['variant']}: use --vec-env dummy or subproc")
 
 
 def read_saved(out: Path) -> dict:
@@ -326,7 +333,8 @@ def check_saved(data) -> dict:
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     known = {f.name: f for f in fields(TrainConfig)}
-    data = {"force_restart": False, **data}  # a one-time order, never saved
+    # force_restart: a one-time order, never saved; variant: absent from older runs' files
+    data = {"force_restart": False, "variant": "full", **data}
     unknown = sorted(set(data) - set(known))
     missing = sorted(set(known) - set(data))
     if unknown or missing:

@@ -23,13 +23,15 @@ _KEEP = ("pairs", "mean", "ci95", "sd_pair", "win_rate", "card_points", "seconds
 
 
 def evaluate(weights: dict, pairs: int, seed: int, workers: int | None = None,
-             opponents=EVAL_OPPONENTS, name: str = "ppo") -> dict:
+             opponents=EVAL_OPPONENTS, name: str = "ppo", variant=None) -> dict:
     """Duplicate-deal results of the policy ``weights`` against each opponent:
-    ``{opponent: {"mean", "ci95", "win_rate", "card_points", "pairs", ...}}``."""
+    ``{opponent: {"mean", "ci95", "win_rate", "card_points", "pairs", ...}}``, on the deals
+    of ``variant`` (a name in ``widderkopf_env.VARIANTS``; None: the full game)."""
     agent = PolicySnapshot(weights, deterministic=True, name=name)
     out = {}
     for opp in opponents:
-        res = run_duplicate(agent, opp, pairs, seed=seed, workers=workers, progress=False)
+        res = run_duplicate(agent, opp, pairs, seed=seed, workers=workers, progress=False,
+                            variant=variant)
         d = res.to_dict()
         out[opp] = {k: d[k] for k in _KEEP}
         out[opp]["crack_rate"] = d["cracks"]["by_a"]["hands"] / d["hands"]  # hands A cracked

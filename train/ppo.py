@@ -98,7 +98,8 @@ def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
 
         pool = OpponentPool(opponent_mix(cfg, steps))
         env = gymnasium.make("Widderkopf-v0", opponent=pool, seat="random",
-                             reward_shaping=cfg["reward_shaping"], disable_env_checker=True)
+                             reward_shaping=cfg["reward_shaping"], variant=cfg["variant"],
+                             disable_env_checker=True)
         return TrainingWrapper(env, pool, cfg["reward_scale"], seed=seed + rank)
     return factory
 
@@ -388,7 +389,7 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
     t = time.perf_counter()
     pairs, seed, workers = cfg["final_eval_pairs"], cfg["final_eval_seed"], cfg["eval_workers"]
     s.log(f"final evaluation ({pairs} pairs, seed {seed})")
-    final = evaluate(export_policy(s.model), pairs, seed, workers)
+    final = evaluate(export_policy(s.model), pairs, seed, workers, variant=cfg["variant"])
     s.log(f"final model: {describe(final)}")
     best = None
     if run.best is not None and run.best["steps"] == int(s.model.num_timesteps):
@@ -396,7 +397,7 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
     elif run.best is not None:
         weights = run.best_weights or s.best_weights
         if weights is not None:
-            best = evaluate(weights, pairs, seed, workers)
+            best = evaluate(weights, pairs, seed, workers, variant=cfg["variant"])
             s.log(f"best model (step {run.best['steps']}): {describe(best)}")
     steps = int(s.model.num_timesteps)
     if steps < cfg["crack_after"]:

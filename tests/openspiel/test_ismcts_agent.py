@@ -31,6 +31,15 @@ def test_ismcts_is_a_registered_agent():
     assert isinstance(agent, ISMCTSAgent) and agent.simulations == 200
 
 
+def test_ismcts_fast_is_a_registered_agent_with_fewer_simulations():
+    agent = load_agent("ismcts-fast", seed=3)
+    assert isinstance(agent, ISMCTSAgent) and agent.simulations == 50
+    assert agent.name == "ismcts-fast" and load_agent("ismcts").name == "ismcts"
+    g = Game.new(seed=4, variant="small")
+    while not g.is_over:
+        g.apply(agent.act(g.view(g.current)))
+
+
 @pytest.mark.parametrize("variant", ["tiny", "small", "medium"])
 def test_ismcts_plays_legal_moves_reproducibly(variant):
     for seed in range(3):

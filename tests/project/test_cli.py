@@ -114,6 +114,27 @@ def test_play_a_whole_hand_against_the_random_bot(seat):
     assert stdin.prompts >= 8  # at least the discard and one card per trick
 
 
+@pytest.mark.parametrize("variant", ["tiny", "small", "medium"])
+def test_play_deals_the_variant(variant):
+    from widderkopf_env import VARIANTS
+
+    v = VARIANTS[variant]
+    text, _ = run_play(["--opponent", "random", "--seed", "21", "--hands", "2",
+                        "--variant", variant])
+    assert v.describe() in text.splitlines()[0]
+    assert text.count("Trick: ") == 2 * v.tricks and "Hand 2 over" in text
+    for mine, theirs in re.findall(r"Card points: you (\d+), opponent (\d+)", text):
+        assert int(mine) + int(theirs) == v.total_points  # R17 on the variant's cards
+    assert ("Spitzer to" in text) == v.spitzer
+
+
+def test_play_refuses_an_unknown_variant(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        play_main(["--variant", "huge"], stdin=io.StringIO(""), stdout=io.StringIO())
+    assert exit_info.value.code == 2
+    assert "--variant: invalid choice: 'huge'" in capsys.readouterr().err
+
+
 def test_bad_inputs_are_rejected_and_asked_again():
     bad = ["", "hello", "99", "42", "ZZ", "10X", "crack around", "help"]
     text, stdin = run_play(["--opponent", "random", "--seed", "21", "--hands", "2"], bad=bad)

@@ -87,14 +87,40 @@ def test_illegal_action_raise_mode_and_penalty_are_configurable():
 
 @pytest.mark.parametrize("config, match", [
     ({"num_hand": 1}, r"unknown config key\(s\) \['num_hand'\]; allowed: "
-                      r"\['illegal_action', 'illegal_reward', 'num_hands'\]"),
+                      r"\['illegal_action', 'illegal_reward', 'num_hands', 'variant'\]"),
     ({"num_hands": 0}, "num_hands'] must be a positive int"),
     ({"illegal_action": "ignore"}, "must be 'terminate' or 'raise'"),
     ({"illegal_reward": "x"}, "must be a number or None"),
+    ({"variant": "huge"}, r"config\['variant'\] must be one of tiny, small, medium, full, "
+                          "got 'huge'"),
 ])
 def test_bad_config_names_what_is_allowed(config, match):
     with pytest.raises(ValueError, match=match):
         WidderkopfMultiAgentEnv(config)
+
+
+@pytest.mark.parametrize("variant", ["tiny", "medium"])
+def test_variant_config_deals_the_variant_and_passes_the_checker(variant):
+    """config["variant"]: the episode is the engine's game of that variant on the same
+    seed, observed through the same encoder, with the variant's game points."""
+    from widderkopf_env import VARIANTS
+
+    env = WidderkopfMultiAgentEnv({"variant": variant})
+    check_multiagent_environments(env)
+    for seed in range(4):
+        steps = play_episode(env, seed, random_choice(seed))
+        assert env.game.variant is VARIANTS[variant]
+        game = Game.new(seed=env.game.seed, variant=variant)
+        totals = {"player_0": 0.0, "player_1": 0.0}
+        for agent, o, action, rew, *_ in steps:
+            obs, mask = encode_with_mask(PlayerView.of(game, int(agent[-1])))
+            np.testing.assert_array_equal(o["observations"], obs)
+            np.testing.assert_array_equal(o["action_mask"], mask.astype(np.float32))
+            game.apply(action)
+            for a, r in rew.items():
+                totals[a] += r
+        assert game.is_over and game.returns() == [totals["player_0"], totals["player_1"]]
+        assert sum(game.results[0].card_points) == VARIANTS[variant].total_points
 
 
 def test_bad_config_type():

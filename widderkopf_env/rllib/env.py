@@ -21,6 +21,9 @@ hand still to come, the largest loss possible, so cheating never pays) and the o
 0, with ``infos[offender]["illegal_action"] = True``; ``"raise"`` raises
 :class:`~widderkopf_env.rules.IllegalActionError` and leaves the game as it was.
 
+``config["variant"]``: a name in ``widderkopf_env.VARIANTS`` (default ``"full"``): the
+same rules on fewer cards (the observation layout stays the 540 entries).
+
 All randomness flows from ``reset(seed=...)``: the deals are drawn from it.
 """
 
@@ -32,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from widderkopf_env.cards import NUM_ACTIONS
+from widderkopf_env.cards import NUM_ACTIONS, VARIANTS
 from widderkopf_env.episode import ILLEGAL, Episode, Settings, new_game
 from widderkopf_env.game_encoder import encode_game
 from widderkopf_env.observation import OBS_SIZE
@@ -45,6 +48,7 @@ DEFAULTS = {
     "num_hands": 1,
     "illegal_action": "terminate",
     "illegal_reward": None,
+    "variant": "full",
 }
 
 
@@ -72,12 +76,16 @@ def check_config(config) -> dict:
     r = out["illegal_reward"]
     if r is not None and not _is_number(r):
         raise ValueError(f"config['illegal_reward'] must be a number or None, got {r!r}")
+    if not isinstance(out["variant"], str) or out["variant"] not in VARIANTS:
+        raise ValueError(f"config['variant'] must be one of {', '.join(VARIANTS)}, got "
+                         f"{out['variant']!r}")
     return out
 
 
 class WidderkopfMultiAgentEnv(MultiAgentEnv):
     """Widderkopf for RLlib; see the module documentation. ``config`` keys:
-    ``num_hands`` (1), ``illegal_action`` ("terminate"), ``illegal_reward`` (None)."""
+    ``num_hands`` (1), ``illegal_action`` ("terminate"), ``illegal_reward`` (None),
+    ``variant`` ("full")."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -95,7 +103,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
         cfg = self.config
         # the episode core of the other envs: rewards and the illegal-action policy
         self._settings = Settings(cfg["num_hands"], False, cfg["illegal_action"],
-                                  cfg["illegal_reward"])
+                                  cfg["illegal_reward"], cfg["variant"])
         self._episode: Episode | None = None
         self._rng = np.random.default_rng()
 
@@ -111,7 +119,8 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"reset() takes no options, got {sorted(options)}")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        game = new_game(self._rng, self.config["num_hands"], None, seed)
+        game = new_game(self._rng, self.config["num_hands"], None, seed,
+                        self._settings.variant)
         self._episode = Episode(game, self._settings)
         self.agents = list(AGENT_IDS)
         return {AGENT_IDS[game.current]: self._observe(game.current)}, {}
