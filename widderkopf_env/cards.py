@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 NUM_CARDS = 36
 NUM_ACTIONS = 42
@@ -127,34 +128,34 @@ class Variant:
             raise ValueError(f"variant {self.name!r}: the deck must hold all four 7s or "
                              f"none, and an odd total (card points + 1 with the Spitzer)")
 
-    @property
+    @cached_property
     def cards(self) -> list[int]:
         """The deck's card ids, ascending."""
         return [c for c in range(NUM_CARDS) if (self.deck >> c) & 1]
 
-    @property
+    @cached_property
     def spitzer(self) -> bool:
         """Whether the deck holds the 7s, so that the Spitzer (R5) counts."""
         return bool((self.deck >> SPITZER[0]) & 1)
 
-    @property
+    @cached_property
     def tricks(self) -> int:
         return self.hand_size - 1 + 2 * self.piles
 
-    @property
+    @cached_property
     def total_points(self) -> int:
         """Card points in the deck plus the Spitzer if any (121 in the full game)."""
         return sum(POINTS[c] for c in range(NUM_CARDS) if (self.deck >> c) & 1) + self.spitzer
 
-    @property
+    @cached_property
     def win_points(self) -> int:
         return (self.total_points + 1) // 2
 
-    @property
+    @cached_property
     def schneider_points(self) -> int:
         return (3 * self.total_points + 3) // 4
 
-    @property
+    @cached_property
     def max_hand_value(self) -> int:
         return self.hand_value(MAX_LEVEL, self.total_points)
 
