@@ -128,7 +128,7 @@ class Variant:
             raise ValueError(f"variant {self.name!r}: the deck must hold all four 7s or "
                              f"none, and an odd total (card points + 1 with the Spitzer)")
 
-    @cached_property
+    @property
     def cards(self) -> list[int]:
         """The deck's card ids, ascending."""
         return [c for c in range(NUM_CARDS) if (self.deck >> c) & 1]
