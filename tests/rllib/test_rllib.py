@@ -273,3 +273,18 @@ def test_checkpoint_agent_rejects_bad_paths(tmp_path):
         load_agent(str(tmp_path))
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint directory"):
         RLlibAgent(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (10**5000, ValueError),
+                                         ("3", TypeError), (True, TypeError)],
+                         ids=["negative", "huge", "str", "bool"])
+def test_a_bad_reset_seed_raises_as_in_every_env_and_changes_nothing(seed, error):
+    """The same check as the AEC, Gymnasium and vector envs (widderkopf_env.checks)."""
+    env = WidderkopfMultiAgentEnv()
+    obs, _ = env.reset(seed=5)
+    with pytest.raises(error, match="seed must be None or a non-negative int"):
+        env.reset(seed=seed)
+    again = WidderkopfMultiAgentEnv()
+    assert {k: v["observations"].tolist() for k, v in again.reset(seed=5)[0].items()} == {
+        k: v["observations"].tolist() for k, v in obs.items()}
+    env.reset(seed=np.int64(5))  # numpy ints are seeds like Python ints

@@ -36,6 +36,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from widderkopf_env.cards import NUM_ACTIONS, VARIANTS
+from widderkopf_env.checks import check_reset_seed
 from widderkopf_env.episode import ILLEGAL, Episode, Settings, new_game
 from widderkopf_env.game_encoder import encode_game
 from widderkopf_env.observation import OBS_SIZE
@@ -117,6 +118,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options:
             raise ValueError(f"reset() takes no options, got {sorted(options)}")
+        seed = check_reset_seed(seed)  # the same errors as every other env, nothing changed
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         game = new_game(self._rng, self.config["num_hands"], None, seed,
