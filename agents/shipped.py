@@ -13,11 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .net_agent import NetAgent
-from .network_file import (
-    load_net_agent,
-    load_policy,
-    save_policy,  # noqa: F401 (train/ppo.py imports it from here)
-)
+from .network_file import load_net_agent, load_policy
 from .numpy_net import PolicySnapshot
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -21,8 +20,10 @@ from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import agent_help, agent_spec
 from widderkopf_env.cards import VARIANTS
 from widderkopf_env.cli import (
+    DefaultsHelp,
     UsageError,
     add_version,
+    check_output_dir,
     int_list,
     integer,
     number,
@@ -191,19 +192,10 @@ def _default(f):
     return f.default_factory() if f.default is MISSING else f.default
 
 
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows defaults, except empty ones (None, False) and those of --no-... flags."""
-
-    def _get_help_string(self, action):
-        if action.default is None or action.default is False or action.const is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """``widderkopf-train``'s parser, one option per :class:`TrainConfig` field."""
     p = argparse.ArgumentParser(
-        prog="widderkopf-train", formatter_class=_Help,
+        prog="widderkopf-train", formatter_class=DefaultsHelp,
         description="Train a MaskablePPO agent for Widderkopf (widderkopf-train).",
         usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]")
     groups = {g: p if g == "run" else p.add_argument_group(g) for g in GROUPS}
@@ -397,15 +389,11 @@ def _init_file(spec: str, cfg: dict) -> Path:
 
 
 def _check_out(out: Path) -> None:
-    """``out`` is a folder or can be made one: its nearest existing ancestor is a
-    writable folder."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
-    existing = out
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {out}: cannot write in {existing}")
+    """``out`` is a folder or can be made one, and accepts new files."""
+    try:
+        check_output_dir(out)
+    except UsageError as err:
+        raise UsageError(f"--out: {err}") from None
 
 
 def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:

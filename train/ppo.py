@@ -298,7 +298,7 @@ def _load_or_new(s: Session, env_seed: int):
         return model
     model = new_model(cfg, s.vec_env)
     if cfg.get("init"):
-        from widderkopf_env.agents.shipped import load_policy
+        from widderkopf_env.agents.network_file import load_policy
 
         from .export import load_actor
 
@@ -347,7 +347,7 @@ def planned_steps(cfg: dict, start: int) -> int:
 def _learn(s: Session) -> None:
     """PPO up to --total-steps (periodic snapshots, evaluations and checkpoints in the
     run's callback), then the last evaluation and checkpoint and the final model files."""
-    from widderkopf_env.agents.shipped import save_policy
+    from widderkopf_env.agents.network_file import save_policy
 
     from . import checkpoints
     from .callbacks import ProgressBar, RunCallback
