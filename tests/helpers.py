@@ -88,7 +88,7 @@ def scripted() -> Game:
     return game
 
 
-def random_positions(n_games: int, seed: int):
+def walk_matches(n_games: int, seed: int):
     """``(game, over)`` at every position of random matches of 1-3 hands (tie-break hands
     included), finished or not; ``over`` (5%) asks an encoder for an episode that ended
     early. The game is live: copy what you keep."""

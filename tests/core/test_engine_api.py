@@ -128,6 +128,14 @@ def test_from_view_with_the_right_cards_is_the_game():
     assert Game.from_view(view, g.hand[1], face_down).hand == g.hand
 
 
+def _from_view_with(which: str, bad) -> Game:
+    """``Game.from_view`` on a good world with the argument ``which`` replaced by ``bad``."""
+    view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
+    args = {"view": view, "opponent_hand": hand, "face_down": face_down,
+            "opponent_discard": -1, which: bad}
+    return Game.from_view(**args)
+
+
 @pytest.mark.parametrize("which, bad, message", [
     ("view", "not a view", "view must be a PlayerView, got str"),
     ("view", None, "view must be a PlayerView, got NoneType"),
@@ -144,11 +152,8 @@ def test_from_view_with_the_right_cards_is_the_game():
     ("opponent_discard", None, "opponent_discard must be a card id or -1"),
 ])
 def test_from_view_wrong_types_raise_type_error_naming_the_argument(which, bad, message):
-    view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
-    args = {"view": view, "opponent_hand": hand, "face_down": face_down,
-            "opponent_discard": -1, which: bad}
     with pytest.raises(TypeError, match=message):
-        Game.from_view(**args)
+        _from_view_with(which, bad)
 
 
 @pytest.mark.parametrize("which, bad, message", [
@@ -159,8 +164,5 @@ def test_from_view_wrong_types_raise_type_error_naming_the_argument(which, bad, 
     ("opponent_discard", 40, "opponent_discard must be a card id in 0..35"),
 ])
 def test_from_view_ids_out_of_range_raise_value_error(which, bad, message):
-    view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
-    args = {"view": view, "opponent_hand": hand, "face_down": face_down,
-            "opponent_discard": -1, which: bad}
     with pytest.raises(ValueError, match=message):
-        Game.from_view(**args)
+        _from_view_with(which, bad)

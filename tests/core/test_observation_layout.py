@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from helpers import ROOT, random_positions
+from helpers import ROOT, walk_matches
 
 from widderkopf_env import Game, Phase
 from widderkopf_env.cards import NUM_ACTIONS, NUM_CARDS
@@ -69,7 +69,7 @@ def test_every_observation_has_the_tables_shape():
     for name, _, _ in SCALED_PIECES:
         piece(binary, name)[:] = False
     positions = tiebreaks = overs = 0
-    for game, _ in random_positions(60, seed=11):
+    for game, _ in walk_matches(60, seed=11):
         for p in (0, 1):
             view = game.view(p)
             obs = encode(view)

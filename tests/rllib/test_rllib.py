@@ -42,6 +42,24 @@ def play_episode(env, seed, choose):
         obs = nxt
 
 
+def replay_beside(steps, game: Game) -> Game:
+    """Replay an episode's ``steps`` on ``game`` (the engine's game of the same seed):
+    each observation is the encoder run on the acting player's view (so nothing hidden,
+    R8), and the rewards add up to the engine's zero-sum game points."""
+    totals = {"player_0": 0.0, "player_1": 0.0}
+    for agent, o, action, rew, *_ in steps:
+        p = int(agent[-1])
+        assert game.current == p
+        obs, mask = encode_with_mask(PlayerView.of(game, p))
+        np.testing.assert_array_equal(o["observations"], obs)
+        np.testing.assert_array_equal(o["action_mask"], mask.astype(np.float32))
+        game.apply(action)
+        for a, r in rew.items():
+            totals[a] += r
+    assert game.is_over and game.returns() == [totals["player_0"], totals["player_1"]]
+    return game
+
+
 def random_choice(seed):
     rng = random.Random(seed)
     return lambda agent, o: int(rng.choice(np.flatnonzero(o["action_mask"])))
@@ -110,16 +128,7 @@ def test_variant_config_deals_the_variant_and_passes_the_checker(variant):
     for seed in range(4):
         steps = play_episode(env, seed, random_choice(seed))
         assert env.game.variant is VARIANTS[variant]
-        game = Game.new(seed=env.game.seed, variant=variant)
-        totals = {"player_0": 0.0, "player_1": 0.0}
-        for agent, o, action, rew, *_ in steps:
-            obs, mask = encode_with_mask(PlayerView.of(game, int(agent[-1])))
-            np.testing.assert_array_equal(o["observations"], obs)
-            np.testing.assert_array_equal(o["action_mask"], mask.astype(np.float32))
-            game.apply(action)
-            for a, r in rew.items():
-                totals[a] += r
-        assert game.is_over and game.returns() == [totals["player_0"], totals["player_1"]]
+        game = replay_beside(steps, Game.new(seed=env.game.seed, variant=variant))
         assert sum(game.results[0].card_points) == VARIANTS[variant].total_points
 
 
@@ -135,18 +144,7 @@ def test_episode_follows_the_engine_and_observations_are_the_players_view():
     env = WidderkopfMultiAgentEnv({"num_hands": 2})
     for seed in range(6):
         steps = play_episode(env, seed, random_choice(seed))
-        game = Game.new(seed=env.game.seed, num_hands=2)  # replayed beside the env
-        totals = {"player_0": 0.0, "player_1": 0.0}
-        for agent, o, action, rew, *_ in steps:
-            p = int(agent[-1])
-            assert game.current == p
-            obs, mask = encode_with_mask(PlayerView.of(game, p))
-            np.testing.assert_array_equal(o["observations"], obs)
-            np.testing.assert_array_equal(o["action_mask"], mask.astype(np.float32))
-            game.apply(action)
-            for a, r in rew.items():
-                totals[a] += r
-        assert game.is_over and game.returns() == [totals["player_0"], totals["player_1"]]
+        replay_beside(steps, Game.new(seed=env.game.seed, num_hands=2))
         again = play_episode(env, seed, random_choice(seed))
         assert [s[2] for s in again] == [s[2] for s in steps]
 
