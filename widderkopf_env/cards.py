@@ -42,11 +42,12 @@ TOTAL_POINTS, WIN_POINTS, SCHNEIDER_POINTS = 121, 61, 91
 MAX_LEVEL = 4
 
 
-def hand_value(level: int, points: int) -> int:
+def hand_value(level: int, points: int, total: int = TOTAL_POINTS,
+               schneider: int = SCHNEIDER_POINTS) -> int:
     """Game points of a hand won with ``points`` card points at crack level ``level``
-    (R19): ``2**level``, doubled for Schneider (91+), x4 for Schwarz (all 121)."""
-    return (1 << level) * (4 if points == TOTAL_POINTS else 2 if points >= SCHNEIDER_POINTS
-                           else 1)
+    (R19): ``2**level``, doubled for Schneider (91+), x4 for Schwarz (all 121); a variant
+    passes its own ``total`` and ``schneider`` thresholds."""
+    return (1 << level) * (4 if points == total else 2 if points >= schneider else 1)
 
 
 #: The largest value of a hand (level 4, Schwarz): 64.
@@ -161,9 +162,7 @@ class Variant:
 
     def hand_value(self, level: int, points: int) -> int:
         """Game points of a hand won with ``points`` at crack level ``level`` (R19)."""
-        total = self.total_points
-        return (1 << level) * (4 if points == total else 2 if points >= self.schneider_points
-                               else 1)
+        return hand_value(level, points, self.total_points, self.schneider_points)
 
     def describe(self) -> str:
         return (f"{self.name}: {self.deck.bit_count()} cards, {self.piles} piles and "
