@@ -7,9 +7,9 @@ what beats what, what follows what, or what a hand is worth.
 
 from __future__ import annotations
 
-import numpy as np
-
 from functools import cache
+
+import numpy as np
 
 from ..cards import (
     BEATS,
