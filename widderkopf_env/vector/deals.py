@@ -28,12 +28,12 @@ def layout(perm: np.ndarray, variant: Variant = FULL
     h, piles = variant.hand_size, variant.piles
     block = h + 2 * piles  # cards dealt to one player: hand, face-up, face-down
     hand = np.stack([bits_of(perm[:, b:b + h]) for b in (0, block)], axis=1)
-    up = np.full((len(perm), 2 * PILES), -1, np.int64)
-    down = np.full((len(perm), 2 * PILES), -1, np.int64)
-    for p, b in enumerate((0, block)):
-        up[:, PILES * p:PILES * p + piles] = perm[:, b + h:b + h + piles]
-        down[:, PILES * p:PILES * p + piles] = perm[:, b + h + piles:b + block]
-    return hand, up, down
+    up = [perm[:, b + h:b + h + piles] for b in (0, block)]
+    down = [perm[:, b + h + piles:b + block] for b in (0, block)]
+    if piles < PILES:  # a variant's piles piles..4 of each player stay empty (-1)
+        none = np.full((len(perm), PILES - piles), -1, perm.dtype)
+        up, down = [up[0], none, up[1], none], [down[0], none, down[1], none]
+    return hand, np.concatenate(up, 1).astype(np.int64), np.concatenate(down, 1).astype(np.int64)
 
 
 class DealSource:
