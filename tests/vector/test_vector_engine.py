@@ -207,3 +207,13 @@ def test_120_points_is_schneider_not_schwarz():
     r = GameRow(vg, 0).results[0]
     assert r.card_points == (120, 1) and r.spitzer == 1
     assert r.schneider and not r.schwarz and r.value == 2
+
+
+def test_a_deal_source_of_another_variant_or_an_unknown_variant_is_refused():
+    with pytest.raises(ValueError, match="deals the variant 'full', the games play 'tiny'"):
+        VecGame(2, DealSource(2), "tiny")
+    assert VecGame(2, DealSource(2, variant="tiny"), "tiny").variant is VARIANTS["tiny"]
+    for make in (lambda: DealSource(2, variant="huge"), lambda: VecGame(2, DealSource(2), "huge")):
+        with pytest.raises(ValueError, match="unknown variant 'huge': expected one of tiny, "
+                                             "small, medium, full"):
+            make()

@@ -11,7 +11,8 @@ The fields have the names and meanings of :class:`~widderkopf_env.rules.Game`'s:
 (-1 until named), ``dealer``, ``first_dealer``, ``chooser``, ``leader``, ``lead`` (-1 if
 none), ``lead_pile``, ``level``, ``cracker``, ``recracker``, ``hand_no``, ``num_hands``,
 ``ntricks`` (N,); ``tricks`` (N, T, 4): ``(leader, led, other, winner)`` of the first
-``ntricks`` tricks (T = the variant's tricks, 17 in the full game); ``legal`` (N,) uint64: the legal action bits of the player to act.
+``ntricks`` tricks (T: the variant's tricks, 17 in the full game); ``legal`` (N,) uint64:
+the legal action bits of the player to act.
 
 The hand's public record, as the scalar engine keeps it for
 :class:`~widderkopf_env.view.PlayerView`: ``deal_up``, ``deal_down`` (N, 10) the piles as
@@ -32,7 +33,8 @@ Variants: ``VecGame(n, deal_source, variant="small")`` plays a smaller
 deal it): the same rules on its deck, ending a hand after ``variant.tricks`` tricks and
 scoring it with the variant's thresholds; its missing piles stay -1 (pile ``i`` of player
 ``p`` keeps index ``5 * p + i``), and without 7s there is no Spitzer
-(``res_spitzer`` -1).
+(``res_spitzer`` -1). ``variant`` and ``tables`` (its numbers as numpy values,
+:func:`~widderkopf_env.vector.tables.variant_tables`) are attributes of the batch.
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ class VecGame:
             raise ValueError(f"the number of games must be a positive int, got {n!r}")
         self.n, self.deal_source = int(n), deal_source
         self.variant = v = get_variant(variant)
+        dealt = getattr(deal_source, "variant", v)
+        if dealt != v:
+            raise ValueError(f"the deal source deals the variant {dealt.name!r}, the games "
+                             f"play {v.name!r}: give both the same variant")
         self.tables = variant_tables(v)
         # the variant's numbers, read per finished hand and trick
         self._tricks, self._win, self._total = v.tricks, v.win_points, v.total_points

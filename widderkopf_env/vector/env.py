@@ -49,13 +49,13 @@ divided by its card-point total. The observation keeps its 540 entries (cards ou
 the deck are always 0). An unknown name raises ``ValueError`` naming the variants.
 
 Seeding: ``reset(seed=s)`` deals sub-env ``i`` the match of ``Game.new(seed=s + i,
-num_hands=num_hands, variant=variant)`` (every hand of it); every later episode (autoresets and unseeded
-``reset()`` calls) is dealt from a generator seeded with ``s``, which also draws seats
-and drives the random opponent. Same seed and actions, same batch trajectory; later
-episodes differ from the first. ``seed`` may also be a list of N ints (sub-env ``i`` gets
-``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy integers too) of at most
-4096 bits: a negative or huge one raises ``ValueError``, another type ``TypeError``, and
-the env is left as it was.
+num_hands=num_hands, variant=variant)`` (every hand of it); every later episode
+(autoresets and unseeded ``reset()`` calls) is dealt from a generator seeded with ``s``,
+which also draws seats and drives the random opponent. Same seed and actions, same batch
+trajectory; later episodes differ from the first. ``seed`` may also be a list of N ints
+(sub-env ``i`` gets ``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy
+integers too) of at most 4096 bits: a negative or huge one raises ``ValueError``,
+another type ``TypeError``, and the env is left as it was.
 
 Errors change nothing: a ``reset`` or ``step`` that raises ``ValueError``, ``TypeError``
 or ``OpponentError`` leaves every game, generator, seat and mask as it was before the

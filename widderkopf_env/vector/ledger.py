@@ -1,10 +1,11 @@
 """Rewards of a batch: :class:`~widderkopf_env.episode.Episode`'s rewards for N games at once.
 
-For each move applied, player_0's reward (player_1 gets its negative): when the move ends
-a hand, the hand's game points (R19), and with ``shaping`` the card-point difference / 121
-as it changes plus, at the hand's end, what is left of the final difference (the
-discards and the Spitzer); a smaller variant divides by its own card-point total. Same arithmetic, in the same order, as the scalar ledger, so
-the floats are equal bit for bit (the differential tests compare them exactly).
+For each move applied, player_0's reward (player_1 gets its negative): when the move
+ends a hand, the hand's game points (R19), and with ``shaping`` the card-point
+difference / 121 (a smaller variant's own total) as it changes plus, at the hand's end,
+what is left of the final difference (the discards and the Spitzer). Same arithmetic, in
+the same order, as the scalar ledger, so the floats are equal bit for bit (the
+differential tests compare them exactly).
 """
 
 from __future__ import annotations
