@@ -6,7 +6,8 @@ what :class:`~widderkopf_env.train.opponents.TrainingWrapper` adds around each s
 episode, the crack curriculum's ``set_escalation``, ``env_timing``), all sub-envs at
 once. It plays one fixed opponent (``--opponent``; ``"random"`` is vectorised, other bots
 run one game at a time), so it does not take ``--self-play`` or ``--warmup-random``
-(their opponent pools draw a different opponent per episode and sub-env).
+(their opponent pools draw a different opponent per episode and sub-env). It plays the
+run's ``--variant`` as the other vec envs do.
 
 A vector step has a fixed numpy cost, so it pays off with many envs, not at the default
 16, where ``dummy`` (the default) is quicker; ``python bench/vector.py --ppo`` compares
@@ -31,7 +32,7 @@ class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
             raise ValueError("--vec-env native plays one fixed --opponent: it does not take "
                              "--self-play or --warmup-random (use --vec-env dummy)")
         super().__init__(cfg["n_envs"], opponent=cfg["opponent"], seat="random",
-                         reward_shaping=cfg["reward_shaping"])
+                         reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
         self.label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
         self.escalation = True
         self.env_seconds, self.env_steps = 0.0, 0

@@ -292,9 +292,6 @@ def check(cfg: dict) -> None:
     if cfg["vec_env"] == "native" and (cfg["self_play"] or cfg["warmup_random"]):
         raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
                          "--self-play or --warmup-random")
-    if cfg["vec_env"] == "native" and cfg["variant"] != "full":
-        raise UsageError(f"--vec-env native plays the full game only, got --variant "
-                         f"{cfg['variant']}: use --vec-env dummy or subproc")
 
 
 def read_saved(out: Path) -> dict:

@@ -160,11 +160,3 @@ def test_an_env_refuses_an_unknown_variant():
     with pytest.raises(ValueError, match="tiny, small, medium, full"):
         env(variant="huge")
 
-
-def test_the_vector_env_refuses_a_smaller_variant():
-    from widderkopf_env.vector.env import WidderkopfVectorEnv
-
-    with pytest.raises(ValueError, match="full game only, got variant 'tiny'"):
-        WidderkopfVectorEnv(2, variant="tiny")
-    assert WidderkopfVectorEnv(2, variant="full").num_envs == 2
-

@@ -197,6 +197,7 @@ def test_league_mapping_puts_main_in_one_seat_of_every_episode():
     (["--iterations", "1", "--net-arch", "64,0"], "--net-arch: expected comma-separated"),
     (["--iterations", "1", "--self-play", "nan"], "--self-play: expected a number from 0 to 1"),
     (["--iterations", "1", "--resume", "/nonexistent"], "not a checkpoint"),
+    (["--iterations", "1", "--variant", "huge"], "--variant: invalid choice: 'huge'"),
 ])
 def test_cli_usage_errors_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -264,6 +265,32 @@ def test_self_play_ppo_trains_checkpoints_resumes_and_plays(local_ray, tmp_path)
     assert summary2["iteration"] == 3
     assert summary2["league"][:2] == [[1, "league_0"], [2, "league_1"]]
     assert summary2["league"][2] == [3, "league_2"]
+
+
+def test_variant_trains_and_evaluates_on_that_variant(local_ray, tmp_path, monkeypatch):
+    """--variant tiny: the env config names the variant, the env runners deal it and the
+    evaluations play duplicate pairs of its deals; the default is the full game."""
+    from widderkopf_env import VARIANTS
+    from widderkopf_env.agents import arena
+
+    dealt, real = [], arena.run_duplicate
+
+    def recording(*args, **kwargs):
+        dealt.append(kwargs.get("variant"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "run_duplicate", recording)
+    assert train.build_config(tiny_args(tmp_path / "full")).env_config == {"variant": "full"}
+    args = tiny_args(tmp_path / "tiny", "--variant", "tiny", "--iterations", "1")
+    config = train.build_config(args)
+    assert config.env_config == {"variant": "tiny"}
+    algo = config.build_algo()
+    try:
+        summary = train._train(algo, args, log=lambda line: None)
+        assert algo.env_runner.env.envs[0].unwrapped.game.variant is VARIANTS["tiny"]
+    finally:
+        algo.stop()
+    assert summary["iteration"] == 1 and dealt == ["tiny", "tiny"]  # random, heuristic
 
 
 def test_checkpoint_agent_rejects_bad_paths(tmp_path):

@@ -1,11 +1,13 @@
 """Training and exploiting on a smaller variant: ``widderkopf-train --variant`` and
-``widderkopf-exploit --variant`` train and evaluate on that variant's deals; the batched
-engine and unknown names are refused; runs saved before the option read as the full game."""
+``widderkopf-exploit --variant`` train and evaluate on that variant's deals (the batched
+engine, ``--vec-env native``, too); unknown names are refused; runs saved before the
+option read as the full game."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from helpers import usage_error
 
@@ -39,6 +41,34 @@ def test_train_on_the_tiny_variant_plays_and_evaluates_tiny_deals(tmp_path):
         assert 0 <= result["card_points"] <= TINY_POINTS, (opponent, result)
 
 
+def test_train_on_the_native_vec_env_plays_the_variant(tmp_path):
+    """--vec-env native --variant tiny: the batched engine trains on tiny deals (a hand is
+    worth at most the variant's largest value) and the run evaluates on them."""
+    out = tmp_path / "native"
+    summary = train_from_args(["--total-steps", "128", "--n-envs", "2", "--vec-env", "native",
+                               "--opponent", "random", "--variant", "tiny", "--out", str(out),
+                               *QUICK])
+    saved = json.loads((out / "config.json").read_text())
+    assert (saved["variant"], saved["vec_env"], summary["steps"]) == ("tiny", "native", 128)
+    for opponent, result in summary["final"].items():
+        assert 0 <= result["card_points"] <= TINY_POINTS, (opponent, result)
+    cfg = parse_config(["--n-envs", "4", "--vec-env", "native", "--opponent", "random",
+                        "--variant", "small", "--no-reward-shaping", "--out",
+                        "/nonexistent-h31b"])
+    env = make_vec_env(cfg, 0)
+    env.reset()
+    assert env.venv.game.variant is VARIANTS["small"]
+    ended, rng = 0, np.random.default_rng(0)
+    for _ in range(40):
+        masks = env.action_masks()
+        _, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(1))
+        for i in np.flatnonzero(dones):
+            ended += 1
+            assert 1 <= abs(infos[i]["game_points"]) <= VARIANTS["small"].max_hand_value
+    assert ended > 4
+    env.close()
+
+
 def test_the_training_envs_deal_the_variant():
     cfg = parse_config(["--n-envs", "2", "--variant", "small", "--out", "/nonexistent-h31b"])
     vec_env = make_vec_env(cfg, 0)
@@ -54,7 +84,7 @@ def test_the_training_envs_deal_the_variant():
 
 @pytest.mark.parametrize("argv, message", [
     (["--variant", "huge"], "--variant: invalid choice: 'huge'"),
-    (["--variant", "tiny", "--vec-env", "native"], "--vec-env native plays the full game only"),
+    (["--variant", "huge", "--vec-env", "native"], "--variant: invalid choice: 'huge'"),
 ])
 def test_train_refuses_a_variant_it_cannot_play(argv, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:

@@ -3,7 +3,8 @@
 Every test steps a batch of scalar :class:`Game` objects and a :class:`VecGame` in
 lockstep with the same actions and compares, at every decision: the legal actions, both
 players' observations and masks (``encode_game``), the full state field by field (for
-a part of the batch), and each finished hand's result.
+a part of the batch), and each finished hand's result, on every variant
+(``widderkopf_env.VARIANTS``) as on the full game.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ import numpy as np
 import pytest
 from helpers import S
 
-from widderkopf_env import Game, Phase
-from widderkopf_env.cards import ESCALATE, PASS
+from widderkopf_env import VARIANTS, Game, Phase
+from widderkopf_env.cards import ESCALATE, FULL, PASS
+from widderkopf_env.deals import seeded_variant_deal
 from widderkopf_env.game_encoder import encode_game
-from widderkopf_env.rules import seeded_deal, seeded_dealer
+from widderkopf_env.rules import seeded_dealer
 from widderkopf_env.vector import DealSource, VecGame, encode
 from widderkopf_env.vector.deals import layout
 from widderkopf_env.vector.rows import LISTS, SCALARS, GameRow
-from widderkopf_env.vector.tables import BIT, U64
+from widderkopf_env.vector.tables import BIT, CARD_BIT, U64
+
+#: Games per differential test: the full game as before, the smaller variants fewer.
+BATCH = {"tiny": 200, "small": 200, "medium": 300}
 
 
 def scalar_deals(games):
@@ -30,14 +35,15 @@ def scalar_deals(games):
         down = np.zeros((len(idx), 10), np.int64)
         for r, (i, n) in enumerate(zip(idx, hand_no, strict=True)):
             (h0, u0, d0), (h1, u1, d1) = games[i].deals[n]
+            pad = [-1] * (5 - len(u0))  # a variant's missing piles
             hand[r] = BIT[h0].sum(dtype=U64), BIT[h1].sum(dtype=U64)
-            up[r], down[r] = u0 + u1, d0 + d1
+            up[r], down[r] = u0 + pad + u1 + pad, d0 + pad + d1 + pad
         return hand, up, down
     return source
 
 
 def batch_of(games) -> VecGame:
-    vg = VecGame(len(games), scalar_deals(games))
+    vg = VecGame(len(games), scalar_deals(games), games[0].variant)
     idx = vg.all
     vg.new_matches(idx, [g.first_dealer for g in games], [g.num_hands for g in games],
                    [g.initial_scores for g in games])
@@ -92,18 +98,21 @@ def run_lockstep(games, rng, escalate=0.3, full_rows=(), check_every=1, vg=None)
     return vg
 
 
-def test_single_hands_equal_the_scalar_engine_at_every_decision():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_single_hands_equal_the_scalar_engine_at_every_decision(variant):
     rng = np.random.default_rng(1)
-    games = [Game.new(seed=1000 + i) for i in range(600)]
-    run_lockstep(games, rng, escalate=0.4, full_rows=range(0, 600, 40))
+    n = BATCH.get(variant, 600)
+    games = [Game.new(seed=1000 + i, variant=variant) for i in range(n)]
+    run_lockstep(games, rng, escalate=0.4, full_rows=range(0, n, 40))
     levels = {g.results[-1].crack_level for g in games}
     assert levels == {0, 1, 2, 3, 4}  # whole escalation chains were played (R11)
 
 
-def test_matches_with_tie_break_hands_equal_the_scalar_engine():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_matches_with_tie_break_hands_equal_the_scalar_engine(variant):
     rng = np.random.default_rng(2)
     games = [Game.new(seed=5000 + i, num_hands=2 + i % 3, scores=(i % 2, 0) if i % 5 == 0
-                      else (0, 0)) for i in range(300)]
+                      else (0, 0), variant=variant) for i in range(300)]
     run_lockstep(games, rng, escalate=0.2, full_rows=range(0, 300, 30), check_every=3)
     tie_breaks = sum(len(g.results) > g.num_hands for g in games)
     assert tie_breaks > 20  # R20: tied matches went on
@@ -141,33 +150,44 @@ def test_schwarz_and_schneider_then_a_tie_break_hand(level):
     run_lockstep(games, np.random.default_rng(level), full_rows=everyone, vg=vg)
 
 
-def test_seeded_deal_source_deals_as_game_new():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_seeded_deal_source_deals_as_game_new(variant):
     n = 50
-    src = DealSource(n, np.random.default_rng(0))
+    src = DealSource(n, np.random.default_rng(0), variant)
     idx = np.arange(n)
     src.seed(idx, [77 + i for i in range(n)])
+    pad = [-1] * (5 - VARIANTS[variant].piles)
     for hand_no in (0, 1, 5):
         hand, up, down = src(idx, np.full(n, hand_no))
         for i in range(n):
-            (h0, u0, d0), (h1, u1, d1) = seeded_deal(77 + i, hand_no)
+            deal = seeded_variant_deal(77 + i, hand_no, VARIANTS[variant])  # as Game deals
+            if hand_no == 0:
+                assert deal == Game.new(seed=77 + i, variant=variant).deals[0]
+            (h0, u0, d0), (h1, u1, d1) = deal
             assert [int(x) for x in hand[i]] == [sum(1 << c for c in h0), sum(1 << c for c in h1)]
-            assert list(up[i]) == u0 + u1 and list(down[i]) == d0 + d1
+            assert list(up[i]) == u0 + pad + u1 + pad and list(down[i]) == d0 + pad + d1 + pad
     assert list(src.first_dealers(idx)) == [seeded_dealer(77 + i) for i in range(n)]
 
 
-def test_random_deals_partition_the_deck():
-    src = DealSource(4000, np.random.default_rng(3))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_deals_partition_the_deck(variant):
+    v = VARIANTS[variant]
+    src = DealSource(4000, np.random.default_rng(3), variant)
     hand, up, down = src(np.arange(4000), np.zeros(4000, np.int64))
-    every = hand[:, 0] | hand[:, 1] | np.bitwise_or.reduce(BIT[up], 1) | \
-        np.bitwise_or.reduce(BIT[down], 1)
-    assert (every == (1 << 36) - 1).all()
-    assert (np.bitwise_count(hand) == 8).all()
-    # the cards are spread evenly: each card lies in player_0's hand about 8/36 of the time
+    every = hand[:, 0] | hand[:, 1] | np.bitwise_or.reduce(CARD_BIT[up], 1) | \
+        np.bitwise_or.reduce(CARD_BIT[down], 1)
+    assert (every == v.deck).all()
+    assert (np.bitwise_count(hand) == v.hand_size).all()
+    assert ((up[:, :5] >= 0).sum(1) == v.piles).all() and ((down >= 0).sum(1) == 2 * v.piles).all()
+    # the cards are spread evenly: each card of the deck lies in player_0's hand about
+    # hand_size / deck size of the time, and a card outside the deck never
     share = np.unpackbits(hand[:, 0:1].view(np.uint8), axis=1, bitorder="little")[:, :36].mean(0)
-    assert np.abs(share - 8 / 36).max() < 0.04
-    order = np.arange(36)[None].repeat(2, 0)
-    h, u, d = layout(order)
-    assert list(u[0]) == [8, 9, 10, 11, 12, 26, 27, 28, 29, 30]
+    assert np.abs(share[v.cards] - v.hand_size / len(v.cards)).max() < 0.04
+    assert share.sum() == pytest.approx(v.hand_size)
+    if v is FULL:
+        order = np.arange(36)[None].repeat(2, 0)
+        h, u, d = layout(order)
+        assert list(u[0]) == [8, 9, 10, 11, 12, 26, 27, 28, 29, 30]
 
 
 def test_120_points_is_schneider_not_schwarz():
@@ -187,3 +207,13 @@ def test_120_points_is_schneider_not_schwarz():
     r = GameRow(vg, 0).results[0]
     assert r.card_points == (120, 1) and r.spitzer == 1
     assert r.schneider and not r.schwarz and r.value == 2
+
+
+def test_a_deal_source_of_another_variant_or_an_unknown_variant_is_refused():
+    with pytest.raises(ValueError, match="deals the variant 'full', the games play 'tiny'"):
+        VecGame(2, DealSource(2), "tiny")
+    assert VecGame(2, DealSource(2, variant="tiny"), "tiny").variant is VARIANTS["tiny"]
+    for make in (lambda: DealSource(2, variant="huge"), lambda: VecGame(2, DealSource(2), "huge")):
+        with pytest.raises(ValueError, match="unknown variant 'huge': expected one of tiny, "
+                                             "small, medium, full"):
+            make()

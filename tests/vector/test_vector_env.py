@@ -1,6 +1,7 @@
 """WidderkopfVectorEnv: differential tests against the AEC env, the single Gymnasium env
-and the scalar engine, and the checks gymnasium's env checker would make of a vector env
-(spaces, dtypes, masks, autoreset, seeding, illegal actions, close)."""
+and the scalar engine (on every variant, ``widderkopf_env.VARIANTS``), and the checks
+gymnasium's env checker would make of a vector env (spaces, dtypes, masks, autoreset,
+seeding, illegal actions, close)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import widderkopf_env
-from widderkopf_env import Game, IllegalActionError
+from widderkopf_env import VARIANTS, Game, IllegalActionError
 from widderkopf_env.cards import NUM_ACTIONS, from_bits
 from widderkopf_env.episode import Episode, Settings
 from widderkopf_env.game_encoder import encode_game
@@ -24,9 +25,9 @@ AGENTS = ("player_0", "player_1")
 
 def row_deal(venv, i):
     """The deal spec and first dealer of the hand sub-env ``i`` is playing now."""
-    g = venv.game
-    deal = tuple((from_bits(int(g.hand[i, p])), [int(c) for c in g.up[i, 5 * p:5 * p + 5]],
-                  [int(c) for c in g.down[i, 5 * p:5 * p + 5]]) for p in (0, 1))
+    g, k = venv.game, venv.variant.piles  # the piles the variant deals
+    deal = tuple((from_bits(int(g.hand[i, p])), [int(c) for c in g.up[i, 5 * p:5 * p + k]],
+                  [int(c) for c in g.down[i, 5 * p:5 * p + k]]) for p in (0, 1))
     return deal_to_spec(deal), int(g.first_dealer[i])
 
 
@@ -40,19 +41,20 @@ def sample(rng, mask, illegal=0.0):
 
 def aec_for(venv, i, illegal_action):
     aec = widderkopf_env.env(illegal_action=illegal_action,
-                             reward_shaping=venv.reward_shaping)
+                             reward_shaping=venv.reward_shaping, variant=venv.variant)
     spec, dealer = row_deal(venv, i)
     aec.reset(options={"deal": spec, "dealer": dealer})
     return aec
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("shaping", [False, True])
-def test_self_play_equals_the_aec_env_step_by_step(shaping):
+def test_self_play_equals_the_aec_env_step_by_step(shaping, variant):
     """Every sub-env, every step, every episode (autoresets included): observation, mask,
     whose turn, both seats' rewards, termination, final observation and hand result are
     those of an AEC env fed the same deal and actions (illegal moves included)."""
     n, rng = 48, np.random.default_rng(7)
-    venv = WidderkopfVectorEnv(n, opponent="self", reward_shaping=shaping)
+    venv = WidderkopfVectorEnv(n, opponent="self", reward_shaping=shaping, variant=variant)
     obs, info = venv.reset(seed=100)
     refs = [aec_for(venv, i, "terminate") for i in range(n)]
     episodes = illegal_seen = 0
@@ -91,14 +93,17 @@ def test_self_play_equals_the_aec_env_step_by_step(shaping):
     assert episodes > 100 and illegal_seen > 0
 
 
-def test_matches_follow_game_new_with_tie_breaks():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_matches_follow_game_new_with_tie_breaks(variant):
     """reset(seed=s): sub-env i plays the match of Game.new(seed=s + i), every hand of it
     (tie-break hands included, R20), with the envs' rewards (the episode core)."""
-    n, num_hands = 40, 2
-    venv = WidderkopfVectorEnv(n, opponent="self", num_hands=num_hands, reward_shaping=True)
+    n, num_hands = 40 if variant == "full" else 80, 2  # the small variants are quick
+    venv = WidderkopfVectorEnv(n, opponent="self", num_hands=num_hands, reward_shaping=True,
+                               variant=variant)
     obs, info = venv.reset(seed=900)
-    games = [Game.new(seed=900 + i, num_hands=num_hands) for i in range(n)]
-    episodes = [Episode(g, Settings(num_hands, reward_shaping=True)) for g in games]
+    games = [Game.new(seed=900 + i, num_hands=num_hands, variant=variant) for i in range(n)]
+    episodes = [Episode(g, Settings(num_hands, reward_shaping=True, variant=variant))
+                for g in games]
     done = np.zeros(n, bool)
     rng = np.random.default_rng(1)
     totals = np.zeros((n, 2))
@@ -120,7 +125,7 @@ def test_matches_follow_game_new_with_tie_breaks():
     assert sum(len(g.results) > num_hands for g in games) > 3  # tied matches went on
     for i, g in enumerate(games):
         cp = [r.card_points for r in g.results]
-        shaping = sum((a - b) / 121 for a, b in cp)
+        shaping = sum((a - b) / VARIANTS[variant].total_points for a, b in cp)
         assert totals[i, 0] == pytest.approx(g.returns()[0] + shaping)
 
 
@@ -135,19 +140,21 @@ def highest_legal(obs, mask):
     return (mask * np.arange(NUM_ACTIONS)).argmax(1)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("seat", [0, 1])
-def test_against_an_agent_equals_the_single_env(seat):
+def test_against_an_agent_equals_the_single_env(seat, variant):
     n = 16
-    venv = WidderkopfVectorEnv(n, opponent=HighestLegal(), seat=seat)
-    twin = WidderkopfVectorEnv(n, opponent=highest_legal, seat=seat)  # batched policy
+    venv = WidderkopfVectorEnv(n, opponent=HighestLegal(), seat=seat, variant=variant)
+    twin = WidderkopfVectorEnv(n, opponent=highest_legal, seat=seat,  # batched policy
+                               variant=variant)
     obs, info = venv.reset(seed=5)
     obs2, _ = twin.reset(seed=5)
     np.testing.assert_array_equal(obs, obs2)
     singles = []
     for i in range(n):
-        env = WidderkopfEnv(opponent=HighestLegal(), seat=seat)
+        env = WidderkopfEnv(opponent=HighestLegal(), seat=seat, variant=variant)
         # the deal of sub-env i before the opponent's first moves: Game.new(seed=5 + i)
-        g = Game.new(seed=5 + i)
+        g = Game.new(seed=5 + i, variant=variant)
         spec = deal_to_spec(g.deals[0])
         o, _ = env.reset(options={"deal": spec, "dealer": g.dealer})
         np.testing.assert_array_equal(obs[i], o)
@@ -206,6 +213,28 @@ def test_make_vec_spaces_masks_and_autoreset():
         env.step(np.zeros(8, np.int64))
 
 
+@pytest.mark.parametrize("variant", ["tiny", "medium"])
+def test_make_vec_plays_the_variant(variant):
+    """gymnasium.make_vec passes variant=: every sub-env deals that variant's deck, hand
+    and piles (Game.new(seed=s + i, variant=...) first, then from the generator)."""
+    v = VARIANTS[variant]
+    env = gymnasium.make_vec("Widderkopf-v0", num_envs=6, opponent="random", variant=variant)
+    assert env.variant is v and env.game.variant is v
+    obs, info = env.reset(seed=4)
+    deals = [Game.new(seed=4 + i, variant=variant).deals[0] for i in range(6)]
+    assert env.game.down[:, :v.piles].tolist() == [d[0][2] for d in deals]
+    rng, ends = np.random.default_rng(0), 0
+    for _ in range(60):
+        g = env.game
+        dealt = g.hand[:, 0] | g.hand[:, 1] | g.played[:, 0] | g.played[:, 1]
+        assert (dealt & ~np.uint64(v.deck) == 0).all()  # no card outside the deck
+        assert (obs[:, np.flatnonzero(~np.isin(np.arange(36), v.cards))] == 0).all()
+        obs, reward, term, _, info = env.step(sample(rng, info["action_mask"]))
+        ends += term.sum()
+        assert (np.abs(reward[term]) <= v.max_hand_value).all()
+    assert ends > 6
+
+
 def test_same_seed_same_trajectory_and_game_new_deals():
     def run(seed):
         env = WidderkopfVectorEnv(6, opponent="random", num_hands=2)
@@ -260,6 +289,11 @@ def test_bad_arguments_are_rejected():
         WidderkopfVectorEnv(2, opponent="self", seat=0)
     with pytest.raises(ValueError, match="num_hands"):
         WidderkopfVectorEnv(2, num_hands=0)
+    for make in (WidderkopfVectorEnv, lambda n, **kw: gymnasium.make_vec(
+            "Widderkopf-v0", num_envs=n, **kw)):
+        with pytest.raises(ValueError, match="unknown variant 'huge': expected one of "
+                                             "tiny, small, medium, full"):
+            make(2, variant="huge")
     env = WidderkopfVectorEnv(2, opponent="random")
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=[1])

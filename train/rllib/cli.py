@@ -12,6 +12,8 @@ Every ``--checkpoint-every`` iterations an RLlib checkpoint ``<out>/checkpoint_<
 written (with ``league.json``), and every ``--eval-every`` iterations ``main`` from it plays
 a duplicate-deal match against the random bot and the heuristic in the arena. Resume with
 ``--resume <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
+``--variant NAME`` (a name in ``widderkopf_env.VARIANTS``) trains on that variant (the
+env config's ``"variant"``) and evaluates on its deals.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from widderkopf_env import VARIANTS
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
 from widderkopf_env.cli import (
     DefaultsHelp,
@@ -88,6 +91,8 @@ def parser() -> argparse.ArgumentParser:
       "for the env runners' samples in one iteration")
     a("--net-arch", type=int_list, default="128,128", metavar="N,N,...",
       help="hidden layer sizes")
+    a("--variant", choices=tuple(VARIANTS), default="full", help="the variant trained on "
+      "and evaluated on (a name in widderkopf_env.VARIANTS)")
     add_version(p)
     return p
 
@@ -132,7 +137,7 @@ def build_config(args):
                                 heuristic=args.heuristic)
     return (
         PPOConfig()
-        .environment(env_name, env_config={})
+        .environment(env_name, env_config={"variant": args.variant})
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                      num_cpus_per_env_runner=1, sample_timeout_s=args.sample_timeout)
         .multi_agent(policies=set(module_ids(args.slots)), policy_mapping_fn=mapping,
@@ -145,15 +150,17 @@ def build_config(args):
     )
 
 
-def evaluate(checkpoint, pairs: int, seed: int) -> dict:
-    """``main`` of ``checkpoint`` against random and the heuristic (duplicate deals)."""
+def evaluate(checkpoint, pairs: int, seed: int, variant: str = "full") -> dict:
+    """``main`` of ``checkpoint`` against random and the heuristic (duplicate deals of
+    ``variant``)."""
     from widderkopf_env.agents.arena import run_duplicate
     from widderkopf_env.agents.rllib_checkpoint import RLlibAgent
 
     agent = RLlibAgent(checkpoint)
     out = {}
     for opponent in ("random", "heuristic"):
-        r = run_duplicate(agent, opponent, pairs, seed=seed, workers=1, progress=False)
+        r = run_duplicate(agent, opponent, pairs, seed=seed, workers=1, progress=False,
+                          variant=variant)
         out[opponent] = {"mean": r.mean, "ci95": r.ci95, "pairs": pairs}
     return out
 
@@ -218,7 +225,8 @@ def _train(algo, args, log) -> dict:
         if args.eval_pairs and (done or (args.eval_every and it % args.eval_every == 0)):
             if checkpoint is None or checkpoint.name != f"checkpoint_{it:06d}":
                 checkpoint = save(algo, league, out, it)
-            ev = evaluate(checkpoint, args.eval_pairs, args.seed) | {"iteration": it}
+            ev = evaluate(checkpoint, args.eval_pairs, args.seed, args.variant) | {
+                "iteration": it}
             log("eval " + json.dumps(ev))
             summary["evaluations"].append(ev)
         if done:

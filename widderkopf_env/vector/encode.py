@@ -8,7 +8,8 @@ change of order or of a piece's size in the table moves it here too; the 0/1 pie
 floats. What it reads per game is what the
 scalar encoder reads (RULES R8): the observer's own cards and discard, the opponent's
 hand *size*, whether the opponent has discarded, and public fields. Tests compare both
-encoders at every position of thousands of random games.
+encoders at every position of thousands of random games. In a smaller variant the cards
+outside its deck are 0 in ``unseen`` and ``trumps`` (as the scalar encoder writes them).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..observation import (
     SCORE_SCALE,
 )
 from .engine import OVER, VecGame
-from .tables import ALL_CARDS, BIT, TRUMP_MASK_NP, U64, ZERO, popcount, unpack_bits
+from .tables import ALL_CARDS, BIT, U64, ZERO, popcount, unpack_bits
 
 _BIT_PIECES = tuple(name for name, _, _ in CARD_PIECES + FLAG_PIECES)
 #: The 0/1 entries come first, the scaled numbers after them (as the scalar encoder's).
@@ -94,6 +95,7 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     o = 1 - p
     over = np.broadcast_to(np.asarray(over, bool), (k,))
     g = game
+    deck, trump_mask = g.tables.deck, g.tables.trump_mask
     mine, theirs = 2 * idx + p, 2 * idx + o  # flat indices into the (N, 2) arrays
 
     def pair(a):
@@ -123,8 +125,8 @@ def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
     put("opp_played", opp_played)
     put("my_won", my_won)
     put("opp_won", opp_won)
-    put("unseen", ALL_CARDS ^ seen)
-    put("trumps", TRUMP_MASK_NP[trump])
+    put("unseen", deck ^ seen)
+    put("trumps", trump_mask[trump])
     put("legal_cards", legal & ALL_CARDS)
     pile = g.lead_pile[idx]
     my_pending = (pile >= 0) & (pile // PILES == p)

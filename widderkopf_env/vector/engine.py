@@ -10,8 +10,9 @@ The fields have the names and meanings of :class:`~widderkopf_env.rules.Game`'s:
 ``scores``, ``initial_scores`` (N, 2); ``phase``, ``current`` (-1 once over), ``trump``
 (-1 until named), ``dealer``, ``first_dealer``, ``chooser``, ``leader``, ``lead`` (-1 if
 none), ``lead_pile``, ``level``, ``cracker``, ``recracker``, ``hand_no``, ``num_hands``,
-``ntricks`` (N,); ``tricks`` (N, 17, 4): ``(leader, led, other, winner)`` of the first
-``ntricks`` tricks; ``legal`` (N,) uint64: the legal action bits of the player to act.
+``ntricks`` (N,); ``tricks`` (N, T, 4): ``(leader, led, other, winner)`` of the first
+``ntricks`` tricks (T: the variant's tricks, 17 in the full game); ``legal`` (N,) uint64:
+the legal action bits of the player to act.
 
 The hand's public record, as the scalar engine keeps it for
 :class:`~widderkopf_env.view.PlayerView`: ``deal_up``, ``deal_down`` (N, 10) the piles as
@@ -26,36 +27,36 @@ does not check legality (that would cost a pass per step): :meth:`illegal` says 
 actions are not legal, and callers reject those first, as the vector env does. The deals come from a
 ``deal_source(idx, hand_no) -> (hand (k, 2) uint64, up (k, 10), down (k, 10))`` given at
 construction, so a match's later hands (R20 included) are dealt as they start.
+
+Variants: ``VecGame(n, deal_source, variant="small")`` plays a smaller
+:class:`~widderkopf_env.cards.Variant` (all N games the same one; the deal source must
+deal it): the same rules on its deck, ending a hand after ``variant.tricks`` tricks and
+scoring it with the variant's thresholds; its missing piles stay -1 (pile ``i`` of player
+``p`` keeps index ``5 * p + i``), and without 7s there is no Spitzer
+(``res_spitzer`` -1). ``variant`` and ``tables`` (its numbers as numpy values,
+:func:`~widderkopf_env.vector.tables.variant_tables`) are attributes of the batch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..cards import (
-    ESCALATE,
-    NUM_ACTIONS,
-    PILES,
-    SCHNEIDER_POINTS,
-    TOTAL_POINTS,
-    TRICKS,
-    TRUMP_ACTION,
-    WIN_POINTS,
-)
+from ..cards import ESCALATE, NUM_ACTIONS, PILES, TRUMP_ACTION, get_variant
 from ..rules import Phase
 from .tables import (
     ANSWER_BITS,
     BEATS_NP,
     BIT,
+    CARD_BIT,
     ESC_BIT,
     FOLLOW_NP,
-    HAND_VALUE,
     POINTS_NP,
     SPITZER_NP,
     TRUMP_BITS,
     U64,
     ZERO,
     unpack_bits,
+    variant_tables,
 )
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
@@ -74,10 +75,19 @@ _RESULT_BOOL = ("res_schneider", "res_schwarz")
 class VecGame:
     """N Widderkopf matches stepped together; see the module documentation."""
 
-    def __init__(self, n: int, deal_source):
+    def __init__(self, n: int, deal_source, variant=None):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a positive int, got {n!r}")
         self.n, self.deal_source = int(n), deal_source
+        self.variant = v = get_variant(variant)
+        dealt = getattr(deal_source, "variant", v)
+        if dealt != v:
+            raise ValueError(f"the deal source deals the variant {dealt.name!r}, the games "
+                             f"play {v.name!r}: give both the same variant")
+        self.tables = variant_tables(v)
+        # the variant's numbers, read per finished hand and trick
+        self._tricks, self._win, self._total = v.tricks, v.win_points, v.total_points
+        self._schneider, self._spitzer = v.schneider_points, v.spitzer
         for name in _PAIR:
             setattr(self, name, np.zeros((n, 2), U64))
         for name in _PAIR_INT + _RESULT_PAIR:
@@ -90,7 +100,7 @@ class VecGame:
         self.current[:] = -1
         self.up = np.full((n, 2 * PILES), -1, np.int64)
         self.down = np.full((n, 2 * PILES), -1, np.int64)
-        self.tricks = np.full((n, TRICKS, 4), -1, np.int64)
+        self.tricks = np.full((n, v.tricks, 4), -1, np.int64)
         self.legal = np.zeros(n, U64)
         self.deal_up = np.full((n, 2 * PILES), -1, np.int64)
         self.deal_down = np.full((n, 2 * PILES), -1, np.int64)
@@ -121,8 +131,8 @@ class VecGame:
         self.phase[idx], self.current[idx], self.trump[idx] = TRUMP, chooser, -1
         self.hand[idx], self.up[idx], self.down[idx] = hand, up, down
         self.deal_up[idx], self.deal_down[idx], self.hlen[idx] = up, down, 0
-        upbits = np.stack([np.bitwise_or.reduce(BIT[up[:, :PILES]], axis=1),
-                           np.bitwise_or.reduce(BIT[up[:, PILES:]], axis=1)], axis=1)
+        upbits = np.stack([np.bitwise_or.reduce(CARD_BIT[up[:, :PILES]], axis=1),
+                           np.bitwise_or.reduce(CARD_BIT[up[:, PILES:]], axis=1)], axis=1)
         self.upbits[idx] = self.covered[idx] = upbits
         self.discard[idx] = -1
         self.won[idx] = self.played[idx] = ZERO
@@ -272,7 +282,7 @@ class VecGame:
             if turn.any():
                 self._turn_over(idx[turn], piles[turn])
         self.lead[idx] = self.lead_pile[idx] = -1
-        done = t + 1 == TRICKS
+        done = t + 1 == self._tricks
         if done.any():
             self._finish_hand(idx[done])
             idx, winner = idx[~done], winner[~done]
@@ -289,13 +299,16 @@ class VecGame:
         trump, disc = self.trump[idx], self.discard[idx]
         tp = self.trick_points[idx]
         pts = tp + POINTS_NP[disc[:, ::-1]]  # each player's pile holds the other's discard
-        pile0 = self.won[idx, 0] | BIT[disc[:, 1]]
-        spitzer = np.where((pile0 & BIT[SPITZER_NP[trump]]) != ZERO, 0, 1)
         rows = np.arange(len(idx))
-        pts[rows, spitzer] += 1
-        winner = np.where(pts[:, 0] >= WIN_POINTS, 0, 1)
+        if self._spitzer:
+            pile0 = self.won[idx, 0] | BIT[disc[:, 1]]
+            spitzer = np.where((pile0 & BIT[SPITZER_NP[trump]]) != ZERO, 0, 1)
+            pts[rows, spitzer] += 1
+        else:  # a variant without 7s has no Spitzer (-1)
+            spitzer = np.full(len(idx), -1, np.int64)
+        winner = np.where(pts[:, 0] >= self._win, 0, 1)
         best = pts[rows, winner]
-        value = HAND_VALUE[self.level[idx], best]
+        value = self.tables.hand_value[self.level[idx], best]
         self.scores[idx, winner] += value
         self.res_count[idx] += 1
         self.res_hand[idx], self.res_dealer[idx], self.res_trump[idx] = (
@@ -303,8 +316,8 @@ class VecGame:
         self.res_card_points[idx], self.res_trick_points[idx] = pts, tp
         self.res_discards[idx], self.res_spitzer[idx], self.res_winner[idx] = disc, spitzer, winner
         self.res_crack_level[idx] = self.level[idx]
-        self.res_schneider[idx] = (best >= SCHNEIDER_POINTS) & (best < TOTAL_POINTS)
-        self.res_schwarz[idx] = best == TOTAL_POINTS
+        self.res_schneider[idx] = (best >= self._schneider) & (best < self._total)
+        self.res_schwarz[idx] = best == self._total
         self.res_value[idx], self.res_scores[idx] = value, self.scores[idx]
         self.hand_no[idx] += 1
         s = self.scores[idx]

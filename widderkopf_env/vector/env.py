@@ -41,14 +41,21 @@ Hand results: when a hand ends, the :class:`~widderkopf_env.rules.HandResult` fi
 (``winner``, ``value``, ``card_points``, ``scores``, ...) are in ``info`` with the usual
 ``_name`` masks (in ``info["final_info"]`` for the hand that ended an episode).
 
+Variants: ``variant=`` (a name in ``widderkopf_env.VARIANTS`` or a
+:class:`~widderkopf_env.cards.Variant`; None, the default, is the full game) plays that
+variant in every sub-env, as the single env with the same ``variant``: its deck, hand
+cards and piles, its number of tricks, its thresholds and hand values, and reward shaping
+divided by its card-point total. The observation keeps its 540 entries (cards outside
+the deck are always 0). An unknown name raises ``ValueError`` naming the variants.
+
 Seeding: ``reset(seed=s)`` deals sub-env ``i`` the match of ``Game.new(seed=s + i,
-num_hands=num_hands)`` (every hand of it); every later episode (autoresets and unseeded
-``reset()`` calls) is dealt from a generator seeded with ``s``, which also draws seats
-and drives the random opponent. Same seed and actions, same batch trajectory; later
-episodes differ from the first. ``seed`` may also be a list of N ints (sub-env ``i`` gets
-``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy integers too) of at most
-4096 bits: a negative or huge one raises ``ValueError``, another type ``TypeError``, and
-the env is left as it was.
+num_hands=num_hands, variant=variant)`` (every hand of it); every later episode
+(autoresets and unseeded ``reset()`` calls) is dealt from a generator seeded with ``s``,
+which also draws seats and drives the random opponent. Same seed and actions, same batch
+trajectory; later episodes differ from the first. ``seed`` may also be a list of N ints
+(sub-env ``i`` gets ``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy
+integers too) of at most 4096 bits: a negative or huge one raises ``ValueError``,
+another type ``TypeError``, and the env is left as it was.
 
 Errors change nothing: a ``reset`` or ``step`` that raises ``ValueError``, ``TypeError``
 or ``OpponentError`` leaves every game, generator, seat and mask as it was before the
@@ -110,10 +117,6 @@ class WidderkopfVectorEnv(VectorEnv):
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
                  render_mode: str | None = None, variant=None):
         settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward, variant)
-        if settings.variant.name != "full":
-            raise ValueError(f"WidderkopfVectorEnv plays the full game only, got variant "
-                             f"{settings.variant.name!r}; play smaller variants with "
-                             "widderkopf_env.env or WidderkopfEnv (variant=...)")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -122,13 +125,14 @@ class WidderkopfVectorEnv(VectorEnv):
         n = self.num_envs = int(num_envs)
         self.num_hands, self.reward_shaping = settings.num_hands, settings.reward_shaping
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
+        self.variant = settings.variant
         self.render_mode = None
         self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        self._deals = DealSource(n)
-        self.game = VecGame(n, self._deals)
+        self._deals = DealSource(n, variant=self.variant)
+        self.game = VecGame(n, self._deals, self.variant)
         self._seed_rngs(None)
         self.self_play = isinstance(opponent, str) and opponent == "self"
         self._seat_spec = parse_seat(seat)

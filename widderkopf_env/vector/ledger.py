@@ -1,17 +1,16 @@
 """Rewards of a batch: :class:`~widderkopf_env.episode.Episode`'s rewards for N games at once.
 
-For each move applied, player_0's reward (player_1 gets its negative): when the move ends
-a hand, the hand's game points (R19), and with ``shaping`` the card-point difference / 121
-as it changes plus, at the hand's end, what is left of the final difference (the
-discards and the Spitzer). Same arithmetic, in the same order, as the scalar ledger, so
-the floats are equal bit for bit (the differential tests compare them exactly).
+For each move applied, player_0's reward (player_1 gets its negative): when the move
+ends a hand, the hand's game points (R19), and with ``shaping`` the card-point
+difference / 121 (a smaller variant's own total) as it changes plus, at the hand's end,
+what is left of the final difference (the discards and the Spitzer). Same arithmetic, in
+the same order, as the scalar ledger, so the floats are equal bit for bit (the
+differential tests compare them exactly).
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-from ..cards import TOTAL_POINTS
 
 
 class VecRewardLedger:
@@ -39,7 +38,7 @@ class VecRewardLedger:
         cp = game.res_card_points[idx]
         tp = game.trick_points[idx]
         diff = tp[:, 0] - tp[:, 1]
-        x = np.where(ended, x + (cp[:, 0] - cp[:, 1] - shaped) / float(TOTAL_POINTS),
-                     (diff - shaped) / float(TOTAL_POINTS))
+        total = float(game.variant.total_points)
+        x = np.where(ended, x + (cp[:, 0] - cp[:, 1] - shaped) / total, (diff - shaped) / total)
         self.shaped[idx] = np.where(ended, 0, diff)
         return x

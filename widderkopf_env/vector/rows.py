@@ -10,7 +10,6 @@ field by field.
 
 from __future__ import annotations
 
-from ..cards import FULL
 from ..engine_types import Phase
 from ..rules import HandResult
 from ..view import PlayerView
@@ -26,9 +25,8 @@ LISTS = ("hand", "upbits", "covered", "played", "won", "up", "down", "discard",
 class GameRow:
     """A read-only snapshot of game ``i`` with :class:`Game`'s attribute names."""
 
-    variant = FULL  # the vector engine plays the full game only
-
     def __init__(self, game, i: int):
+        self.variant = game.variant
         for name in SCALARS:
             setattr(self, name, int(getattr(game, name)[i]))
         for name in LISTS:
@@ -41,7 +39,8 @@ class GameRow:
         self.results = [] if not game.res_count[i] else [_result(game, i)]
         # the hand's public record: its deal's piles and its actions (hands not needed)
         up, down = game.deal_up[i].tolist(), game.deal_down[i].tolist()
-        deal = (([], up[:5], down[:5]), ([], up[5:], down[5:]))
+        k = game.variant.piles  # the piles dealt (a variant's missing ones are -1)
+        deal = (([], up[:k], down[:k]), ([], up[5:5 + k], down[5:5 + k]))
         self.deals = [None] * (self.hand_no - (self.phase == OVER)) + [deal]
         self.history, self.hand_start = game.history[i, :game.hlen[i]].tolist(), 0
 

@@ -7,6 +7,8 @@ what beats what, what follows what, or what a hand is worth.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..cards import (
@@ -19,16 +21,17 @@ from ..cards import (
     PASS,
     POINTS,
     SPITZER,
-    TOTAL_POINTS,
     TRUMP_ACTION,
     TRUMP_MASK,
-    hand_value,
+    Variant,
 )
 
 U64 = np.dtype("<u8")  # little-endian: byte k of a value holds bits 8k..8k+7
 ZERO = np.uint64(0)
 #: ``BIT[i]`` is ``1 << i`` as uint64 (i < 64): card and action bits by look-up.
 BIT = np.array([1 << i for i in range(64)], dtype=U64)
+#: ``CARD_BIT[c]``: ``1 << c`` for a card id, 0 for index -1 (no card: an empty pile).
+CARD_BIT = np.append(BIT[:NUM_CARDS], ZERO)
 #: All 36 card bits.
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
 #: ``FOLLOW_NP[t, c]``: the cards that follow a lead of ``c`` under trump ``t`` (R15).
@@ -42,14 +45,34 @@ POINTS_NP = np.array(POINTS, dtype=np.int64)
 SPITZER_NP = np.array(SPITZER, dtype=np.int64)
 #: The 15 trumps by trump suit (R2), and a fifth entry 0 for "not named yet" (index -1).
 TRUMP_MASK_NP = np.array(list(TRUMP_MASK) + [0], dtype=U64)
-#: ``HAND_VALUE[level, points]``: game points of a hand won with ``points`` (R19).
-HAND_VALUE = np.array([[hand_value(lv, p) for p in range(TOTAL_POINTS + 1)]
-                       for lv in range(MAX_LEVEL + 1)], dtype=np.int64)
 #: Action bits: escalate; escalate or pass (answering); the four trump namings.
 ESC_BIT = BIT[ESCALATE]
 ANSWER_BITS = BIT[ESCALATE] | BIT[PASS]
 TRUMP_BITS = np.bitwise_or.reduce(BIT[TRUMP_ACTION:TRUMP_ACTION + 4])
 MASK_BYTES = (NUM_ACTIONS + 7) // 8
+
+
+class VariantTables:
+    """A :class:`~widderkopf_env.cards.Variant`'s numbers as the batched engine reads them
+    (:func:`variant_tables`): its deck, its trumps, what a hand is worth."""
+
+    def __init__(self, variant: Variant):
+        self.variant = variant
+        #: The deck's card ids, ascending, and its bit set.
+        self.cards = np.array(variant.cards, dtype=np.int64)
+        self.deck = np.uint64(variant.deck)
+        #: :data:`TRUMP_MASK_NP` within the deck (the trumps a variant holds).
+        self.trump_mask = TRUMP_MASK_NP & self.deck
+        #: ``hand_value[level, points]``: game points of a hand won with ``points`` (R19).
+        self.hand_value = np.array(
+            [[variant.hand_value(lv, p) for p in range(variant.total_points + 1)]
+             for lv in range(MAX_LEVEL + 1)], dtype=np.int64)
+
+
+@cache
+def variant_tables(variant: Variant) -> VariantTables:
+    """The :class:`VariantTables` of ``variant`` (built once per variant)."""
+    return VariantTables(variant)
 
 
 def popcount(x: np.ndarray) -> np.ndarray:
