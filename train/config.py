@@ -197,7 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="widderkopf-train", formatter_class=DefaultsHelp,
         description="Train a MaskablePPO agent for Widderkopf (widderkopf-train).",
-        usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]")
+        usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]",
+        epilog="widderkopf-train --recipe {demo,net} [--out DIR]: the whole pipeline from "
+               "nothing to one agent file (imitation, PPO, exact card values); "
+               "widderkopf-train --recipe demo --help says more.")
     groups = {g: p if g == "run" else p.add_argument_group(g) for g in GROUPS}
     for f in fields(TrainConfig):
         m = f.metadata

@@ -38,7 +38,7 @@ from widderkopf_env.cli import (
     run_cli,
 )
 
-from .distill_data import generate, load_shards
+from .distill_data import EXPERTS, generate, load_shards
 from .export import init_file, network_file_arg
 
 __all__ = ["main", "parser"]
@@ -75,8 +75,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--policy", type=network_file_arg, default=None, metavar="POLICY",
                    help="a network whose moves replace the random ones (DAgger): ppo, net or "
                         "a network .npz")
-    g.add_argument("--expert", choices=("pimc", "pimc-uniform"), default="pimc",
-                   help="the labelling search bot: with opponent inference or without")
+    g.add_argument("--expert", choices=EXPERTS, default="pimc",
+                   help="the labelling bot: PIMC with opponent inference or without, or the "
+                        "heuristic (its move only)")
     g.add_argument("--workers", type=integer(1), default=1)
     t = sub.add_parser("train", help="fit a network to the shards")
     t.add_argument("--data", nargs="+", required=True, help="shard folders")
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
             n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
-                         args.mix, args.workers, args.policy, args.expert == "pimc")
+                         args.mix, args.workers, args.policy, args.expert)
             print(f"wrote {n} positions")
             return 0
         require_train_extra("widderkopf-distill train")

@@ -1,11 +1,12 @@
-"""Search data for distillation: positions from varied play, labelled by PIMC.
+"""Data for imitation: positions from varied play, labelled by an expert bot.
 
 Each shard is one seeded batch of matches. At every decision of either seat that has
-more than one legal action, the expert (:class:`~widderkopf_env.agents.pimc.PIMCAgent`)
-decides (:meth:`~widderkopf_env.agents.pimc.PIMCAgent.decide`), and the position is
-stored with its label: the observation and mask the acting player's view encodes to,
-the expert's action, the mean world score of every card or suit it compared (NaN where
-not compared) and its estimated win chance. The move then actually played is the
+more than one legal action, the expert decides and the position is stored with its
+label: the observation and mask the acting player's view encodes to, the expert's
+action, and for a PIMC expert (:meth:`~widderkopf_env.agents.pimc.PIMCAgent.decide`)
+the mean world score of every card or suit it compared and its estimated win chance
+(NaN where not compared, and always for the heuristic expert, which only names its
+move). The move then actually played is the
 expert's most of the time, else the heuristic's or a random legal one (``mix``), or, in
 DAgger rounds, the current network's: the data covers the positions a learner reaches,
 not only those the expert would.
@@ -26,12 +27,12 @@ import numpy as np
 
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.network_file import load_net_agent
-from widderkopf_env.agents.pimc import PIMCAgent
+from widderkopf_env.agents.pimc import Decision, PIMCAgent
 from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
 
-__all__ = ["FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_path"]
+__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_path"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
@@ -39,6 +40,29 @@ FIELDS = ("obs", "mask", "action", "values", "win", "phase")
 
 def shard_path(out: Path, k: int) -> Path:
     return Path(out) / f"shard_{k:05d}.npz"
+
+
+#: The experts that label positions: PIMC with opponent inference, PIMC with uniform
+#: worlds, the heuristic bot (its move only: cheap, deterministic labels).
+EXPERTS = ("pimc", "pimc-uniform", "heuristic")
+
+
+class _HeuristicExpert:
+    """The heuristic bot as an expert: its move, nothing compared."""
+
+    def __init__(self):
+        self.bot = HeuristicAgent()
+
+    def decide(self, view) -> Decision:
+        return Decision(self.bot.act(view))
+
+
+def _expert(name: str, seed: int, samples: int | None):
+    if name == "heuristic":
+        return _HeuristicExpert()
+    if name in ("pimc", "pimc-uniform"):
+        return PIMCAgent(seed=seed, samples=samples, infer=name == "pimc")
+    raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
 
 
 def _behaviour(mix: tuple[float, float, float], rng: random.Random) -> str:
@@ -49,19 +73,18 @@ def _behaviour(mix: tuple[float, float, float], rng: random.Random) -> str:
 
 
 def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
-                   mix=(0.7, 0.2, 0.1), policy=None, infer: bool = True) -> dict[str, np.ndarray]:
+                   mix=(0.7, 0.2, 0.1), policy=None, expert: str = "pimc") -> dict[str, np.ndarray]:
     """The labelled positions of shard ``k`` (``matches`` matches of 1-3 hands).
 
     ``mix``: the chance that the move played is the expert's, the heuristic's, or the
     third kind's (a random legal move, or ``policy``'s when a policy agent is given:
-    the DAgger rounds). ``samples``: the expert's worlds per decision (None: its
-    defaults); ``infer``: the expert reads its opponent (``pimc``) or samples uniformly
-    (``pimc-uniform``)."""
+    the DAgger rounds). ``samples``: a PIMC expert's worlds per decision (None: its
+    defaults); ``expert``: a name in :data:`EXPERTS`."""
     if len(mix) != 3 or min(mix) < 0 or abs(sum(mix) - 1.0) > 1e-9:
         raise ValueError(f"mix must be three non-negative shares summing to 1, got {mix!r}")
     base = seed * 1_000_003 + k
     rng = random.Random(base)
-    expert = PIMCAgent(seed=base, samples=samples, infer=infer)
+    labeller = _expert(expert, base, samples)
     heuristic = HeuristicAgent()
     rows: dict[str, list] = {f: [] for f in FIELDS}
     for m in range(matches):
@@ -72,7 +95,7 @@ def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
             if len(legal) == 1:
                 game.apply(legal[0])
                 continue
-            d = expert.decide(view)
+            d = labeller.decide(view)
             obs, mask = encode_with_mask(view)
             values = np.full(NUM_ACTIONS, np.nan, np.float32)
             for a, v in d.values.items():
@@ -110,11 +133,11 @@ def _write(path: Path, data: dict) -> None:
 
 
 def _job(args) -> tuple[int, Path, dict]:
-    k, out, seed, matches, samples, mix, policy_file, infer = args
+    k, out, seed, matches, samples, mix, policy_file, expert = args
     policy = None
     if policy_file is not None:
         policy = load_net_agent(policy_file, seed=k)
-    return k, out, generate_shard(k, seed, matches, samples, mix, policy, infer)
+    return k, out, generate_shard(k, seed, matches, samples, mix, policy, expert)
 
 
 def _timed(job):
@@ -156,12 +179,12 @@ def run_shards(out, shards: int, job, args, workers: int = 1, log=print) -> int:
 
 
 def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
-             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, infer: bool = True,
+             mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, expert: str = "pimc",
              log=print) -> int:
     """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
     ``workers`` processes. Returns the number of positions written by this call."""
     return run_shards(out, shards, _job, (seed, matches, samples, tuple(mix), policy_file,
-                                          infer), workers, log)
+                                          expert), workers, log)
 
 
 def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:

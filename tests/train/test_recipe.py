@@ -1,0 +1,195 @@
+"""``widderkopf-train --recipe``: the pipeline from nothing to one agent file, its curve, and
+going on after a stop (each stage's outputs verified by their sha256)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from helpers import plays_legal_moves, usage_error
+
+from widderkopf_env.agents import load_agent
+from widderkopf_env.agents.heuristic import HeuristicAgent
+from widderkopf_env.agents.net_agent import NetAgent
+from widderkopf_env.train import ppo, recipe_run
+from widderkopf_env.train.distill_data import generate_shard
+from widderkopf_env.train.recipe import RECIPES, Recipe
+from widderkopf_env.train.run_folder import RunFolderError
+
+# a recipe small enough for a test: every stage runs, on a handful of games
+TINY = Recipe("tiny", clone_shards=2, clone_matches=2, clone_epochs=1,
+              values=((2, 3, 1, 4),), value_epochs=1, value_tricks=4, curve_pairs=2,
+              final_pairs=2)
+TINY_PPO = Recipe("tiny-ppo", clone_shards=1, clone_matches=1, clone_epochs=1,
+                  ppo_steps=16384, ppo_legs=2, values=((1, 2, 1, 3),), value_epochs=1,
+                  value_tricks=3, curve_pairs=1, final_pairs=1, ladder_pairs=1)
+
+
+def _mtimes(folder):
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()
+            and p.name not in ("recipe.json", "recipe.log", "summary.json")}
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    out = tmp_path_factory.mktemp("recipe") / "run"
+    lines = []
+    summary = recipe_run.run_recipe(TINY, out, seed=3, workers=1, progress=False,
+                                    log=lines.append)
+    return out, summary, lines
+
+
+def test_the_recipe_ends_with_one_agent_file_and_its_figures(done):
+    out, summary, lines = done
+    agent = load_agent(str(out / "agent.npz"))
+    assert isinstance(agent, NetAgent) and agent.tricks == TINY.value_tricks
+    plays_legal_moves(agent, 3)
+    assert json.loads((out / "summary.json").read_text()) == summary
+    assert summary["recipe"] == "tiny" and summary["final_pairs"] == 2
+    assert set(summary["final"]) == {"heuristic", "net"}
+    assert list(summary["stage_seconds"]) == ["clone", "values", "fit", "evaluate"]
+    assert summary["wall_seconds"] >= sum(summary["stage_seconds"].values()) - 1
+    assert any(line.startswith("stage values") for line in lines)
+    assert (out / "recipe.log").read_text().splitlines() == lines
+
+
+def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
+    out, summary, _ = done
+    curve = summary["curve"]
+    assert [p["stage"] for p in curve] == ["clone", "card values"]
+    assert curve[0]["minutes"] < curve[1]["minutes"] <= summary["wall_seconds"] / 60 + 0.01
+    for p in curve:
+        for opp in ("heuristic", "net"):
+            r = p[opp]
+            assert r["pairs"] == 2 and r["ci95"][0] <= r["mean"] <= r["ci95"][1]
+    assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_clone_data_is_labelled_with_the_heuristics_move():
+    data = generate_shard(0, seed=1, matches=1, mix=(0.9, 0.0, 0.1), expert="heuristic")
+    assert len(data["action"]) > 20 and np.isnan(data["values"]).all()
+    # replay: every stored label is what the heuristic plays at that position
+    import random
+
+    from widderkopf_env.observation import encode_with_mask
+    from widderkopf_env.rules import Game
+
+    rng, bot = random.Random(1 * 1_000_003 + 0), HeuristicAgent()
+    game = Game.new(seed=(1 * 1_000_003) * 1000, num_hands=rng.randint(1, 3))
+    row = 0
+    while not game.is_over:
+        view = game.view(game.current)
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            game.apply(legal[0])
+            continue
+        assert np.array_equal(encode_with_mask(view)[0], data["obs"][row])
+        assert data["action"][row] == bot.act(view)
+        row += 1
+        move = bot.act(view) if rng.random() < 0.9 else rng.choice(legal)
+        game.apply(move)
+    assert row == len(data["action"])
+
+
+def test_an_unknown_expert_is_refused():
+    with pytest.raises(ValueError, match="expert must be one of pimc, pimc-uniform, heuristic"):
+        generate_shard(0, seed=1, matches=1, expert="oracle")
+
+
+def test_a_rerun_of_a_finished_run_redoes_nothing(done, tmp_path):
+    out, summary, _ = done
+    before = _mtimes(out)
+    again = recipe_run.run_recipe(TINY, out, seed=3, workers=1, progress=False)
+    assert _mtimes(out) == before
+    assert again["curve"] == summary["curve"] and again["final"] == summary["final"]
+
+
+def test_a_damaged_output_is_redone_with_the_stages_after_it(tmp_path):
+    out = tmp_path / "run"
+    recipe_run.run_recipe(TINY, out, seed=1, workers=1, progress=False)
+    before = _mtimes(out)
+    agent = out / "agent.npz"
+    agent.write_bytes(agent.read_bytes()[:-10] + b"0123456789")  # corrupted, same size
+    lines = []
+    recipe_run.run_recipe(TINY, out, seed=1, workers=1, progress=False, log=lines.append)
+    assert [x for x in lines if x.startswith("stage ")] == ["stage fit", "stage evaluate"]
+    after = _mtimes(out)
+    assert all(after[p] == t for p, t in before.items()
+               if "clone" in p.parts or "values" in p.parts)
+    assert load_agent(str(agent)) is not None
+    assert len(json.loads((out / "recipe.json").read_text())["curve"]) == 3
+
+
+def test_a_stop_in_a_stage_goes_on_from_there(tmp_path, monkeypatch):
+    from widderkopf_env.train import value_fit
+
+    out = tmp_path / "run"
+    real = value_fit.fit_values
+
+    def stopped(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(value_fit, "fit_values", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False)
+    state = json.loads((out / "recipe.json").read_text())
+    assert set(state["stages"]) == {"clone", "values"} and state["seconds"] > 0
+    kept = _mtimes(out / "clone")
+    monkeypatch.setattr(value_fit, "fit_values", real)
+    lines = []
+    summary = recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False,
+                                    log=lines.append)
+    assert [x for x in lines if x.startswith("stage ")] == ["stage fit", "stage evaluate"]
+    assert _mtimes(out / "clone") == kept
+    assert summary["wall_seconds"] >= state["seconds"]
+
+
+def test_ppo_runs_in_legs_and_the_ladder_rates_the_agent(tmp_path):
+    out = tmp_path / "run"
+    summary = recipe_run.run_recipe(TINY_PPO, out, seed=0, workers=1, progress=False)
+    assert [p["stage"] for p in summary["curve"]] == ["clone", "ppo 8,192", "ppo 16,384",
+                                                       "card values"]
+    assert json.loads((out / "ppo" / "summary.json").read_text())["steps"] == 16384
+    assert list(summary["stage_seconds"]) == ["clone", "ppo", "values", "fit", "evaluate"]
+    assert summary["ladder"]["ci95"][0] <= summary["ladder"]["rating"] <= summary["ladder"]["ci95"][1]
+
+
+def test_the_folder_is_checked_before_anything_is_written(done, tmp_path):
+    out, _, _ = done
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(RunFolderError, match="holds no recipe run"):
+        recipe_run.run_recipe(TINY, other, progress=False)
+    with pytest.raises(RunFolderError, match="files that are not a run's"):
+        recipe_run.run_recipe(TINY, other, force_restart=True, progress=False)
+    assert sorted(os.listdir(other)) == ["notes.txt"]
+    with pytest.raises(RunFolderError, match="another recipe or seed"):
+        recipe_run.run_recipe(TINY, out, seed=4, progress=False)
+
+
+def test_force_restart_starts_afresh(tmp_path):
+    out = tmp_path / "run"
+    recipe_run.run_recipe(TINY, out, seed=5, workers=1, progress=False)
+    (out / "stray.txt").write_text("x")
+    lines = []
+    recipe_run.run_recipe(TINY, out, seed=6, workers=1, force_restart=True, progress=False,
+                          log=lines.append)
+    assert not (out / "stray.txt").exists()
+    assert [x for x in lines if x.startswith("stage ")][0] == "stage clone"
+    assert json.loads((out / "recipe.json").read_text())["seed"] == 6
+
+
+def test_the_recipe_command_line(capsys):
+    assert "demo" in RECIPES and "net" in RECIPES
+    err = usage_error(ppo.main, ["--recipe", "huge"], capsys)
+    assert "--recipe: invalid choice: 'huge'" in err
+    err = usage_error(ppo.main, ["--recipe", "demo", "--workers", "0"], capsys)
+    assert "--workers: expected an integer >= 1" in err
+    with pytest.raises(SystemExit) as exc:
+        ppo.main(["--recipe", "demo", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "widderkopf-train --recipe" in text and "net:" in text

@@ -1,0 +1,154 @@
+"""One command from nothing to a strong agent: ``widderkopf-train --recipe NAME``.
+
+    widderkopf-train --recipe demo --out runs/demo     # minutes: beats the heuristic
+    widderkopf-train --recipe net --out runs/net       # the strong recipe
+    widderkopf-eval runs/net/agent.npz heuristic       # the result is one agent file
+
+A recipe is a fixed sequence of stages, each of which writes its outputs into the run
+folder and records them (with their sha256) in ``recipe.json``:
+
+1. ``clone``: positions of heuristic play (a share of random moves for variety) labelled
+   with the heuristic's move (:mod:`.distill_data`, expert ``heuristic``), and a policy
+   network fitted to them (:func:`.distill.train`, hard targets). The network starts
+   at about the heuristic's level instead of the random bot's.
+2. ``ppo`` (recipes with PPO steps): PPO from that network (``widderkopf-train --init``,
+   self-play or against the heuristic), in legs.
+3. ``values``: exact-value data from the policy's play (:mod:`.value_data`), in parallel
+   over the workers.
+4. ``fit``: the card-value network (:func:`.value_fit.fit_values`), written with the
+   policy as one network file, ``agent.npz`` (a :class:`~widderkopf_env.agents.net_agent.NetAgent`,
+   as ``load_agent("net")``).
+5. ``evaluate``: the final duplicate results against the heuristic and the shipped
+   ``net``, and (recipes with ladder pairs) the ladder rating.
+
+After the clone, every PPO leg and the fit, the agent so far plays a fixed, seeded set
+of duplicate deals against the heuristic and the shipped ``net``: the strength against
+wall-clock time, written to ``curve.json`` and drawn in ``curve.png``. Wall-clock time
+counts every session of the run (evaluations included).
+
+A rerun of the same command after a kill or Ctrl-C goes on where the run stopped: a
+stage whose recorded outputs are intact is skipped, data stages keep their finished
+shards, PPO resumes from its newest checkpoint. One process at a time works in a folder
+(its lock, :class:`~.run_folder.RunLock`). ``--force-restart`` starts afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from widderkopf_env.seeding import derive_seed
+
+from .checkpoints import write_atomic
+
+__all__ = ["RECIPES", "Recipe", "RunState", "curve_seed"]
+
+STATE = "recipe.json"
+AGENT = "agent.npz"
+STAGES = ("clone", "ppo", "values", "fit", "evaluate")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The settings of a recipe (see the module docstring for the stages).
+
+    ``clone_shards`` x ``clone_matches`` matches of heuristic play (``clone_random``:
+    the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network;
+    ``ppo_steps`` PPO steps in ``ppo_legs`` legs (0: no PPO stage), ``self_play`` or
+    against the heuristic; value data ``values`` as ``(shards, games, lo, hi)`` blocks
+    (positions with lo..hi tricks left), fitted for ``value_epochs`` into a
+    ``value_arch`` network that plays the cards of the last ``value_tricks`` tricks;
+    ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
+    final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder)."""
+
+    name: str
+    clone_shards: int = 16
+    clone_matches: int = 60
+    clone_random: float = 0.1
+    clone_epochs: int = 8
+    net_arch: tuple = (256, 256)
+    ppo_steps: int = 0
+    ppo_legs: int = 1
+    self_play: bool = False
+    values: tuple = ((40, 100, 1, 8),)
+    value_arch: tuple = (256, 256)
+    value_epochs: int = 6
+    value_tricks: int = 8
+    curve_pairs: int = 200
+    final_pairs: int = 1000
+    ladder_pairs: int = 0
+
+
+RECIPES = {
+    "demo": Recipe("demo"),
+    "net": Recipe("net", clone_shards=32, clone_matches=120, clone_epochs=12,
+                  ppo_steps=6_000_000, ppo_legs=6, self_play=True,
+                  values=((100, 1000, 1, 8), (100, 200, 9, 12)),
+                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=12,
+                  final_pairs=1000, ladder_pairs=200),
+}
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class RunState:
+    """``recipe.json``: the recipe, the finished stages with their outputs' hashes, the
+    curve, and the run's wall-clock seconds over all sessions."""
+
+    def __init__(self, out: Path, recipe: Recipe, seed: int):
+        self.out, self.path = out, out / STATE
+        self.data = {"recipe": asdict(recipe), "seed": seed, "stages": {}, "curve": [],
+                     "seconds": 0.0}
+        self._t = time.perf_counter()
+
+    def load(self) -> None:
+        self.data = json.loads(self.path.read_text())
+
+    def matches(self, recipe: Recipe, seed: int) -> bool:
+        return (self.data.get("recipe") == json.loads(json.dumps(asdict(recipe)))
+                and self.data.get("seed") == seed)
+
+    def clock(self) -> float:
+        """The run's wall-clock seconds so far (every session)."""
+        now = time.perf_counter()
+        self.data["seconds"] += now - self._t
+        self._t = now
+        return self.data["seconds"]
+
+    def save(self) -> None:
+        self.clock()
+        write_atomic(self.path, (json.dumps(self.data, indent=1) + "\n").encode())
+
+    def done(self, stage: str) -> bool:
+        """Whether ``stage`` finished and its recorded outputs are intact."""
+        rec = self.data["stages"].get(stage)
+        if rec is None:
+            return False
+        return all((self.out / rel).is_file() and sha256(self.out / rel) == digest
+                   for rel, digest in rec["outputs"].items())
+
+    def finish(self, stage: str, outputs, started: float, **extra) -> None:
+        self.data["stages"][stage] = {
+            "seconds": round(self.clock() - started, 1),
+            "outputs": {str(Path(p).relative_to(self.out)): sha256(Path(p)) for p in outputs},
+            **extra}
+        self.save()
+
+    def forget_from(self, stage: str) -> None:
+        """Drop the records of ``stage`` and every later stage (to be redone)."""
+        for name in STAGES[STAGES.index(stage):]:
+            self.data["stages"].pop(name, None)
+
+
+def curve_seed(seed: int) -> int:
+    """The seed of the curve's deals: the same for every point of a run."""
+    return derive_seed(seed, "recipe", "curve")

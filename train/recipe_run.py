@@ -1,0 +1,459 @@
+"""Running a recipe (:mod:`.recipe`): its stages (clone, PPO, value data, value fit,
+evaluation), the strength-against-time curve measured between them, one progress bar."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from widderkopf_env.agents.arena import run_duplicate
+from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.seeding import derive_seed
+
+from . import run_folder
+from .checkpoints import write_atomic
+from .recipe import AGENT, STAGES, STATE, Recipe, RunState, curve_seed
+
+__all__ = ["plot_curve", "run_recipe"]
+
+#: The opponents of every curve point and of the final evaluation.
+OPPONENTS = ("heuristic", "net")
+
+
+def run_recipe(recipe: Recipe, out, seed: int = 0, workers: int = 1, force_restart=False,
+               progress: bool | None = None, log=None) -> dict:
+    """Run (or go on with) ``recipe`` in ``out``; returns the summary (also written to
+    ``summary.json``). ``progress``: one progress bar on stderr (None: when stderr is a
+    terminal); ``log``: called with each line the stages write to ``recipe.log``. Raises :class:`~.run_folder.RunFolderError` when the folder holds
+    something else (or another recipe's run, without ``force_restart``) or is in use."""
+    out = Path(out)
+    with run_folder.RunLock(out):
+        state = RunState(out, recipe, seed)
+        _check_folder(out, state, recipe, seed, force_restart)
+        run_folder.remove_temporaries_in(out)
+        return Pipeline(recipe, out, seed, workers, state, progress, log).run()
+
+
+def _check_folder(out: Path, state: RunState, recipe: Recipe, seed: int, force: bool) -> None:
+    """Resume a run of the same recipe and seed; start afresh in an empty folder (or with
+    ``force``); refuse anything else, before writing anything."""
+    entries = [p for p in out.iterdir() if p.name != run_folder.LOCK_NAME]
+    if not entries:
+        return
+    if force:
+        if not state.path.is_file() and not (out / "config.json").is_file():
+            raise run_folder.RunFolderError(
+                f"{out} holds files that are not a run's (no {STATE}); --force-restart "
+                "deletes only run folders: give a new or an empty folder")
+        _clear(out)
+        return
+    if not state.path.is_file():
+        raise run_folder.RunFolderError(
+            f"{out} is not empty and holds no recipe run ({STATE}): give a new or an empty "
+            "folder")
+    try:
+        state.load()
+    except (OSError, ValueError) as err:
+        raise run_folder.RunFolderError(f"{state.path} cannot be read ({err}); "
+                                        "--force-restart starts afresh") from None
+    if not state.matches(recipe, seed):
+        raise run_folder.RunFolderError(
+            f"{out} holds a run of another recipe or seed ({state.data.get('recipe', {}).get('name')!r}, "
+            f"seed {state.data.get('seed')}); give another folder, or --force-restart")
+
+
+def _clear(out: Path) -> None:
+    import shutil
+
+    for p in out.iterdir():
+        if p.name == run_folder.LOCK_NAME:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+class StageBar:
+    """One progress bar over the whole recipe: each stage owns a share of it, in
+    proportion to its expected work, and moves through its share as it goes."""
+
+    def __init__(self, shares: dict[str, float], enabled: bool, start: int = 0):
+        self.shares, self.pos, self.bar = shares, 0.0, None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=1000, bar_format="{desc} {percentage:3.0f}%|{bar}| "
+                                                     "[{elapsed}<{remaining}]")
+
+    def stage(self, name: str, base: float) -> None:
+        self.name, self.base = name, base
+        self.set(0.0)
+
+    def set(self, fraction: float, note: str = "") -> None:
+        if self.bar is None:
+            return
+        done = self.base + self.shares.get(self.name, 0.0) * min(max(fraction, 0.0), 1.0)
+        self.bar.set_description_str(f"{self.name:<8} {note}".rstrip())
+        self.bar.n = round(1000 * done)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class Pipeline:
+    """One session of a recipe run (see :func:`.recipe.run_recipe`)."""
+
+    def __init__(self, recipe: Recipe, out: Path, seed: int, workers: int, state: RunState,
+                 progress: bool, log):
+        self.r, self.out, self.seed, self.workers, self.state = recipe, out, seed, workers, state
+        logfile = open(out / "recipe.log", "a", buffering=1)  # noqa: SIM115 (closed in run)
+        self._logfile = logfile
+
+        def write(msg: str) -> None:
+            logfile.write(f"{msg}\n")
+            if log is not None:
+                log(msg)
+
+        self.log = write
+        self.stages = [s for s in STAGES if s != "ppo" or recipe.ppo_steps > 0]
+        weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
+                   "values": sum(s * g * (1 + 4 * (hi > 8)) for s, g, _, hi in recipe.values)
+                   / 2000, "fit": recipe.value_epochs / 3, "evaluate": 1.0}
+        total = sum(weights[s] for s in self.stages)
+        self.shares = {s: weights[s] / total for s in self.stages}
+        self.bar = StageBar(self.shares, sys.stderr.isatty() if progress is None else progress)
+
+    # -- the run --------------------------------------------------------------------------
+
+    def run(self) -> dict:
+        try:
+            state = self.state
+            redo = next((s for s in self.stages if not state.done(s)), None)
+            if redo is not None:
+                state.forget_from(redo)
+            state.save()
+            base = 0.0
+            for stage in self.stages:
+                self.bar.stage(stage, base)
+                if not state.done(stage):
+                    self.log(f"stage {stage}")
+                    started = state.clock()
+                    getattr(self, f"_{stage}")(started)
+                self.bar.set(1.0)
+                base += self.shares[stage]
+            return self._summary()
+        finally:
+            self.bar.close()
+            self._logfile.close()
+
+    def path(self, *parts) -> Path:
+        return self.out.joinpath(*parts)
+
+    def policy_file(self) -> Path:
+        """The policy network the later stages build on."""
+        if self.r.ppo_steps > 0:
+            return self.path("ppo", "final_policy.npz")
+        return self.path("clone", "policy.npz")
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def _clone(self, started: float) -> None:
+        from .distill import train
+        from .distill_data import generate, load_shards
+
+        r, data = self.r, self.path("clone", "data")
+        done = [0]
+
+        def shard_done(msg: str) -> None:
+            self.log(msg)
+            if msg.startswith("shard "):
+                done[0] += 1
+                self.bar.set(0.5 * done[0] / r.clone_shards, "data")
+
+        generate(data, r.clone_shards, _small(derive_seed(self.seed, "clone")), r.clone_matches,
+                 mix=(1.0 - r.clone_random, 0.0, r.clone_random), workers=self.workers,
+                 expert="heuristic", log=shard_done)
+        epochs = [0]
+
+        def epoch_done(msg: str) -> None:
+            self.log(msg)
+            if msg.startswith("epoch "):
+                epochs[0] += 1
+                self.bar.set(0.5 + 0.5 * epochs[0] / r.clone_epochs, "fit")
+
+        weights = train(load_shards(data), hidden=r.net_arch, epochs=r.clone_epochs,
+                        batch=1024, soft=0.0, seed=self.seed, log=epoch_done)
+        target = self.path("clone", "policy.npz")
+        _write_policy(target, weights)
+        self.state.finish("clone", [target], started)
+        self._curve_point("clone", target)
+
+    def _ppo(self, started: float) -> None:
+        from .ppo import parse_config, train
+
+        r, folder = self.r, self.path("ppo")
+        for leg in range(1, r.ppo_legs + 1):
+            target = r.ppo_steps * leg // r.ppo_legs
+            summary = _read_json(folder / "summary.json")
+            if summary is not None and summary["steps"] >= target:
+                continue  # this leg finished before a stop
+            args = ["--out", str(folder), "--total-steps", str(target), "--quiet",
+                    "--no-progress-bar", "--eval-every", "0",
+                    "--eval-pairs", "100", "--final-eval-pairs", "100",
+                    "--checkpoint-every", str(max(r.ppo_steps // (2 * r.ppo_legs), 1)),
+                    "--eval-workers", str(self.workers)]
+            if (folder / "config.json").is_file():
+                args.append("--resume")
+            else:
+                args += ["--init", str(self.path("clone", "policy.npz")), "--seed",
+                         str(_small(derive_seed(self.seed, "ppo"))), "--lr", "1e-4",
+                         "--lr-schedule", "constant", "--net-arch",
+                         ",".join(map(str, r.net_arch))]
+                if r.self_play:
+                    args.append("--self-play")
+            self.log(f"PPO leg {leg}/{r.ppo_legs}: up to {target:,} steps")
+            steps = train(parse_config(args))["steps"]  # whole rollouts: maybe beyond target
+            self.bar.set(leg / r.ppo_legs, f"{steps:,} steps")
+            self._curve_point(f"ppo {steps:,}", folder / "final_policy.npz")
+        self.state.finish("ppo", [folder / "final_policy.npz"], started)
+
+    def _values(self, started: float) -> None:
+        from .value_data import generate_values
+
+        r = self.r
+        total = sum(s for s, *_ in r.values)
+        done = [0]
+
+        def shard_done(msg: str) -> None:
+            self.log(msg)
+            if msg.startswith("shard "):
+                done[0] += 1
+                self.bar.set(done[0] / total, "exact values")
+
+        outputs = []
+        for i, (shards, games, lo, hi) in enumerate(r.values):
+            folder = self.path("values", f"{lo}-{hi}")
+            generate_values(folder, shards, _small(derive_seed(self.seed, "values", i)),
+                            games, (lo, hi), str(self.policy_file()), workers=self.workers,
+                            log=shard_done)
+            outputs += sorted(folder.glob("shard_*.npz"))
+        self.state.finish("values", outputs, started)
+
+    def _fit(self, started: float) -> None:
+        from .distill_data import load_shards
+        from .value_data import FIELDS
+        from .value_fit import fit_values
+
+        r = self.r
+        folders = [self.path("values", f"{lo}-{hi}") for _, _, lo, hi in r.values]
+        epochs = [0]
+
+        def epoch_done(msg: str) -> None:
+            self.log(msg)
+            if msg.startswith("epoch "):
+                epochs[0] += 1
+                self.bar.set(epochs[0] / r.value_epochs, "card values")
+
+        layers = fit_values(load_shards(folders, fields=FIELDS), r.value_arch, r.value_epochs,
+                            seed=self.seed, log=epoch_done)
+        buf = io.BytesIO()
+        save_policy(load_policy(self.policy_file()), buf, values=(layers, r.value_tricks))
+        target = self.path(AGENT)
+        write_atomic(target, buf.getvalue())
+        self.state.finish("fit", [target], started)
+        self._curve_point("card values", target)
+
+    def _evaluate(self, started: float) -> None:
+        agent = str(self.path(AGENT))
+        seed = derive_seed(self.seed, "recipe", "final")
+        final = {}
+        for i, opp in enumerate(OPPONENTS):
+            res = run_duplicate(agent, opp, self.r.final_pairs, seed=seed, workers=self.workers,
+                                progress=False)
+            final[opp] = _result(res)
+            self.bar.set((i + 1) / (len(OPPONENTS) + (self.r.ladder_pairs > 0)), f"vs {opp}")
+        ladder = None
+        if self.r.ladder_pairs > 0:
+            from widderkopf_env.agents.ladder import run_ladder
+
+            lad = run_ladder(agent, self.r.ladder_pairs, seed=self.seed, workers=self.workers,
+                             baselines=("random", "heuristic", "ppo"), progress=False)
+            ladder = {"rating": lad.rating, "ci95": list(lad.ci95)}
+        out = self.path("evaluation.json")
+        write_atomic(out, (json.dumps({"final": final, "ladder": ladder,
+                                       "seed": seed}, indent=1) + "\n").encode())
+        self.state.finish("evaluate", [out], started)
+
+    # -- the curve and the summary ----------------------------------------------------------
+
+    def _curve_point(self, label: str, agent_file: Path) -> None:
+        """The agent in ``agent_file`` against each opponent on the curve's deals."""
+        point = {"stage": label}
+        for opp in OPPONENTS:
+            res = run_duplicate(str(agent_file), opp, self.r.curve_pairs,
+                                seed=curve_seed(self.seed), workers=self.workers,
+                                progress=False)
+            point[opp] = _result(res)
+        point["minutes"] = round(self.state.clock() / 60, 2)
+        self.state.data["curve"].append(point)
+        self.state.save()
+        self.log(f"curve: {label} at {point['minutes']:.1f} min: "
+                 + ", ".join(f"vs {o} {point[o]['mean']:+.3f}" for o in OPPONENTS))
+        plot_curve(self.state.data["curve"], self.path("curve.png"), self.r.name)
+
+    def _summary(self) -> dict:
+        data = self.state.data
+        evaluation = _read_json(self.path("evaluation.json")) or {}
+        summary = {
+            "recipe": self.r.name, "seed": self.seed, "agent": str(self.path(AGENT)),
+            "wall_seconds": round(data["seconds"], 1),
+            "stage_seconds": {s: data["stages"][s]["seconds"] for s in self.stages},
+            "final": evaluation.get("final"), "final_pairs": self.r.final_pairs,
+            "ladder": evaluation.get("ladder"), "curve": data["curve"],
+        }
+        write_atomic(self.path("summary.json"), (json.dumps(summary, indent=1) + "\n").encode())
+        return summary
+
+
+def _write_policy(path: Path, weights: dict) -> None:
+    buf = io.BytesIO()
+    save_policy(weights, buf)
+    write_atomic(path, buf.getvalue())
+
+
+def _small(seed: int) -> int:
+    """A derived seed cut to 0..999,999: the data stages build game ids from seed x shard x
+    game, which must stay within 64 bits."""
+    return seed % 1_000_000
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _result(res) -> dict:
+    return {"pairs": res.pairs, "mean": round(res.mean, 4),
+            "ci95": [round(x, 4) for x in res.ci95]}
+
+
+def plot_curve(curve: list[dict], path, title: str) -> None:
+    """Game points per hand (95% CI bars) against wall-clock minutes, one line per opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
+    for opp, colour in zip(OPPONENTS, ("tab:red", "tab:purple"), strict=True):
+        x = [p["minutes"] for p in curve]
+        y = [p[opp]["mean"] for p in curve]
+        err = [[p[opp]["mean"] - p[opp]["ci95"][0] for p in curve],
+               [p[opp]["ci95"][1] - p[opp]["mean"] for p in curve]]
+        ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=3, color=colour,
+                    label=f"vs {opp}")
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlabel("wall-clock minutes")
+    ax.set_ylabel("game points per hand (duplicate deals)")
+    ax.set_title(f"recipe {title}: strength against time")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best")
+    fig.tight_layout()
+    tmp = Path(path).with_name(f".{Path(path).name}.tmp")
+    fig.savefig(tmp, format="png")
+    plt.close(fig)
+    tmp.replace(path)
+
+
+# -- the command line ---------------------------------------------------------------------
+
+def build_parser():
+    import argparse
+
+    from widderkopf_env.cli import DefaultsHelp, add_version, integer
+    from widderkopf_env.seeding import default_workers
+
+    from .recipe import RECIPES
+
+    p = argparse.ArgumentParser(
+        prog="widderkopf-train --recipe", formatter_class=DefaultsHelp,
+        description="Make an agent from nothing with one command: imitation of the heuristic, "
+                    "PPO (the net recipe), exact card values, evaluation; the result is "
+                    "OUT/agent.npz.",
+        epilog="Rerunning the same command after a stop goes on where it stopped. Recipes: "
+               + "; ".join(f"{name}: {_describe(r)}" for name, r in RECIPES.items()) + ".")
+    p.add_argument("--recipe", choices=list(RECIPES), required=True, help="the recipe")
+    p.add_argument("--out", type=Path, default=None, help="run folder (default runs/RECIPE)")
+    p.add_argument("--seed", type=integer(0), default=0, help="run seed")
+    p.add_argument("--workers", type=integer(1), default=default_workers(),
+                   help="processes of the data stages and evaluations")
+    p.add_argument("--force-restart", action="store_true",
+                   help="delete the run in --out and start afresh")
+    p.add_argument("--no-progress-bar", dest="progress", action="store_false",
+                   help="no progress bar (the stages' lines are in OUT/recipe.log)")
+    p.set_defaults(progress=None)
+    add_version(p)
+    return p
+
+
+def _describe(r: Recipe) -> str:
+    ppo = f", {r.ppo_steps:,} PPO steps{' (self-play)' if r.self_play else ''}" \
+        if r.ppo_steps else ""
+    return (f"{r.clone_shards * r.clone_matches:,} imitation matches{ppo}, card values "
+            f"for the last {r.value_tricks} tricks")
+
+
+def main(argv=None) -> int:
+    """``widderkopf-train --recipe NAME``; returns the exit status (2: a usage error or a
+    folder that cannot be used; 130 after Ctrl-C)."""
+    from widderkopf_env.cli import UsageError, run_cli
+
+    from .recipe import RECIPES
+
+    p = build_parser()
+
+    def body() -> int:
+        args = p.parse_args(argv)
+        out = args.out if args.out is not None else Path("runs") / args.recipe
+        recipe = RECIPES[args.recipe]
+        print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
+              f"output in {out}/", flush=True)
+        try:
+            summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
+                                 args.progress)
+        except run_folder.RunFolderError as err:
+            raise UsageError(str(err)) from None
+        print(report(summary))
+        return 0
+
+    return run_cli(p, body, lambda _exc: "stopped; the same command goes on from there")
+
+
+def report(summary: dict) -> str:
+    """The summary as text: the curve, the stages' times, the final figures."""
+    def fmt(r):
+        return f"{r['mean']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]"
+
+    lines = ["", f"Strength against time ({summary['curve'][0]['heuristic']['pairs']} pairs "
+                 "per point; game points per hand, 95% CI):" if summary["curve"] else "",
+             f"  {'minutes':>7}  {'after':<16}  {'vs heuristic':<24}  vs net"]
+    for pt in summary["curve"]:
+        lines.append(f"  {pt['minutes']:7.1f}  {pt['stage']:<16}  {fmt(pt['heuristic']):<24}  "
+                     f"{fmt(pt['net'])}")
+    stages = ", ".join(f"{k} {v:.0f} s" for k, v in summary["stage_seconds"].items())
+    lines += ["", f"Stages: {stages}; {summary['wall_seconds'] / 60:.1f} min in all."]
+    if summary["final"]:
+        lines.append(f"{summary['agent']} over {summary['final_pairs']} duplicate pairs: "
+                     + ", ".join(f"vs {o} {fmt(r)}" for o, r in summary["final"].items()))
+    if summary["ladder"]:
+        lo, hi = summary["ladder"]["ci95"]
+        lines.append(f"Ladder rating {summary['ladder']['rating']:.0f} [{lo:.0f}, {hi:.0f}] "
+                     "(random = 0).")
+    return "\n".join(lines)
