@@ -20,12 +20,11 @@ from .resample import Resampler
 @functools.cache
 def one_hand_game(variant_name: str):
     """``python_widderkopf`` of a variant, one hand (loaded once per process)."""
-    import pyspiel
+    # registers python_widderkopf; without the [openspiel] extra, an ImportError that
+    # names it
+    from widderkopf_env import openspiel
 
-    import widderkopf_env.openspiel  # noqa: F401  (registers python_widderkopf; a clear
-    # ImportError without the [openspiel] extra)
-
-    return pyspiel.load_game("python_widderkopf", {"variant": variant_name})
+    return openspiel.pyspiel.load_game("python_widderkopf", {"variant": variant_name})
 
 
 def view_state(view, rng: random.Random):
