@@ -142,6 +142,20 @@ def test_the_fallback_is_the_heuristic_and_is_counted():
     assert (agent.decisions, agent.fallbacks, agent.coverage) == (1, 0, 1.0)
 
 
+def test_greedy_plays_the_most_likely_action_and_sampling_follows_the_probabilities():
+    g = Game.new(seed=1, variant="medium")
+    while len(g.legal_actions()) < 2:
+        g.apply(g.legal_actions()[0])
+    view, legal = g.view(g.current), g.legal_actions()
+    probs = np.zeros(len(legal), np.float32)
+    probs[:2] = (0.25, 0.75)
+    table = PolicyTable("medium", (_true_key(g, g.current),), np.array([0, len(legal)]), probs)
+    assert {MCCFRAgent(table, seed=s, greedy=True).act(view) for s in range(5)} == {legal[1]}
+    agent = MCCFRAgent(table, seed=0)
+    picks = [agent.act(view) for _ in range(400)]
+    assert set(picks) == {legal[0], legal[1]} and 0.65 < picks.count(legal[1]) / 400 < 0.85
+
+
 def test_the_choice_depends_only_on_the_view():
     """At random medium positions: the agent's key is the real information state's, and
     a game differing only in the cards the player has not seen gets the same action."""
