@@ -27,8 +27,8 @@ TRUST_NOTE = ("a .zip or a checkpoint folder holds pickles, which run code when 
 def check_agent_spec(spec: str) -> str:
     """``spec`` if :func:`~widderkopf_env.agents.load_agent` may accept it, checked without
     running code from any file: a bot name; an existing network ``.npz`` (its arrays and
-    shapes); an existing ``.zip`` holding a stable-baselines3 model's entries (not
-    unpickled); an RLlib checkpoint folder. Raises ``ValueError`` (not one of these) or
+    shapes) or MCCFR table ``.npz`` (its format entry); an existing ``.zip`` holding a
+    stable-baselines3 model's entries (not unpickled); an RLlib checkpoint folder. Raises ``ValueError`` (not one of these) or
     ``FileNotFoundError`` (a ``.npz`` or ``.zip`` that does not exist)."""
     from widderkopf_env.registry import LOADER_GROUP, agent_names, load_agent
 
@@ -36,7 +36,11 @@ def check_agent_spec(spec: str) -> str:
         return spec
     suffix = Path(spec).suffix.lower()
     if suffix == ".npz":
+        from .mccfr import is_table_file
         from .network_file import load_snapshot_agent
+
+        if is_table_file(spec):
+            return spec  # an MCCFR table: plain arrays, read when loaded
 
         load_snapshot_agent(spec)  # plain arrays: reading them runs no code
         return spec
@@ -109,5 +113,6 @@ def agent_help(what: str, safe_option: bool = False) -> str:
     from widderkopf_env.registry import agent_names
 
     safe = "; --safe refuses them" if safe_option else ""
-    return (f"{what}: " + ", ".join(agent_names()) + ", a network .npz, a MaskablePPO .zip "
+    return (f"{what}: " + ", ".join(agent_names()) + ", a network .npz, an MCCFR table "
+            ".npz, a MaskablePPO .zip "
             f"or an RLlib checkpoint folder ({TRUST_NOTE}{safe})")

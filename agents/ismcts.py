@@ -1,9 +1,9 @@
 """OpenSpiel's ISMCTS bot as one of our agents: ``load_agent("ismcts")``.
 
 Needs the ``[openspiel]`` extra. At each decision the agent builds the OpenSpiel state of
-its view (``python_widderkopf`` of the view's variant, the current hand as a one-hand
-game: one world drawn with :class:`~.resample.Resampler`, whose hidden cards ISMCTS then
-resamples through ``resample_from_infostate``) and runs OpenSpiel's
+its view (:func:`~.openspiel_state.view_state`: the current hand as a one-hand game of
+the view's variant, in one world drawn with :class:`~.resample.Resampler`, whose hidden
+cards ISMCTS then resamples through ``resample_from_infostate``) and runs OpenSpiel's
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with its constructor's defaults
 (unlimited world samples, max-visit-count final policy, UCT child selection,
 information-state keys), a random-rollout evaluator (one rollout) and ``uct_c=2``, for
@@ -23,7 +23,7 @@ import numpy as np
 from widderkopf_env.engine_types import Phase
 
 from .heuristic import HeuristicAgent
-from .resample import Resampler
+from .openspiel_state import one_hand_game, view_state
 
 #: The simulations per move of ``load_agent("ismcts-fast")``.
 FAST_SIMULATIONS = 50
@@ -37,11 +37,9 @@ class ISMCTSAgent:
     def __init__(self, seed: int | None = None, simulations: int = 200, uct_c: float = 2.0):
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
-        import widderkopf_env.openspiel  # noqa: F401  (registers python_widderkopf; a clear
-        # ImportError without the [openspiel] extra)
+        one_hand_game("tiny")  # a clear ImportError without the [openspiel] extra
 
         self.simulations, self.uct_c = simulations, float(uct_c)
-        self._games = {}
         self._fallback = HeuristicAgent()
         self.reset(seed)
 
@@ -49,27 +47,9 @@ class ISMCTSAgent:
         self._rng = random.Random(seed)
         self._np = np.random.RandomState(self._rng.getrandbits(32))
 
-    def _game(self, variant):
-        import pyspiel
-
-        game = self._games.get(variant.name)
-        if game is None:
-            game = self._games[variant.name] = pyspiel.load_game(
-                "python_widderkopf", {"variant": variant.name})
-        return game
-
     def root_state(self, view):
         """The OpenSpiel state of ``view``'s hand in one world consistent with it."""
-        from widderkopf_env.openspiel import deal_actions
-
-        world = Resampler(view).sample(self._rng)
-        state = self._game(view.variant).new_initial_state()
-        state.apply_action(view.dealer)
-        for card in deal_actions(view.variant, world.deals[-1]):
-            state.apply_action(card)
-        for action in world.history:
-            state.apply_action(action)
-        return state
+        return view_state(view, self._rng)
 
     def act(self, view) -> int:
         legal = view.legal_actions()

@@ -28,7 +28,8 @@ def rebuild(game: Game, sigma: dict[int, int]) -> Game | None:
     for part in spec.values():
         for key, names in part.items():
             part[key] = [card_name(sigma.get(c, c)) for c in map(parse_card, names)]
-    other = Game.from_deal(spec, dealer=game.first_dealer, scores=game.initial_scores)
+    other = Game.from_deal(spec, dealer=game.first_dealer, scores=game.initial_scores,
+                           variant=game.variant)
     try:
         for a in game.history:
             other.apply(sigma.get(a, a) if a < 36 else a)
@@ -57,11 +58,12 @@ def observe(game: Game, p: int):
     return encode(view), action_mask(view)
 
 
-def random_positions(n: int, seed: int):
-    """``(game, player)`` at random decision points of random single-hand games."""
+def random_positions(n: int, seed: int, variant=None):
+    """``(game, player)`` at random decision points of random single-hand games (of
+    ``variant``, default the full game)."""
     rng = random.Random(seed)
     for i in range(n):
-        game = Game.new(seed=seed * 7919 + i)
+        game = Game.new(seed=seed * 7919 + i, variant=variant)
         stop = rng.randrange(42)
         while not game.is_over and len(game.history) < stop:
             actions = game.legal_actions()

@@ -10,7 +10,8 @@
   :func:`register_agent`, or one that an installed package lists in the
   ``widderkopf_env.agents`` entry-point group;
 - any other string is offered to the loaders in turn: this package's (:data:`LOADERS`:
-  a network ``.npz``, a MaskablePPO ``.zip``, an RLlib checkpoint folder), then those of
+  an MCCFR table's ``.npz``, a network ``.npz``, a MaskablePPO ``.zip``, an RLlib
+  checkpoint folder), then those of
   the ``widderkopf_env.agent_loaders`` entry-point group; the first that returns an
   agent wins.
 
@@ -47,6 +48,7 @@ SHIPPED = {
 #: This package's loaders of files: ``"module:loader"``, ``loader(spec, seed)`` returns
 #: an agent or None (not its kind of file).
 LOADERS = (
+    "widderkopf_env.agents.mccfr:load_table_agent",  # before the networks: also a .npz
     "widderkopf_env.agents.network_file:load_snapshot_agent",
     "widderkopf_env.agents.sb3_model:load_model_agent",
     "widderkopf_env.agents.rllib_checkpoint:load_checkpoint_agent",
@@ -114,4 +116,5 @@ def load_agent(spec, seed: int | None = None):
             return agent
     known = ", ".join(repr(k) for k in agent_names())
     raise ValueError(f"unknown agent {spec!r}; known names: {known}, a path to a network "
-                     ".npz, a MaskablePPO .zip model, or an RLlib checkpoint directory")
+                     ".npz or an MCCFR table .npz, a MaskablePPO .zip model, or an RLlib "
+                     "checkpoint directory")
