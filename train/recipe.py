@@ -65,17 +65,17 @@ class Recipe:
     final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder)."""
 
     name: str
-    clone_shards: int = 16
-    clone_matches: int = 60
+    clone_shards: int = 40
+    clone_matches: int = 100
     clone_random: float = 0.1
     clone_epochs: int = 8
-    net_arch: tuple = (256, 256)
+    net_arch: tuple = (512, 512)
     ppo_steps: int = 0
     ppo_legs: int = 1
     self_play: bool = False
-    values: tuple = ((40, 100, 1, 8),)
+    values: tuple = ((100, 100, 1, 8),)
     value_arch: tuple = (256, 256)
-    value_epochs: int = 6
+    value_epochs: int = 8
     value_tricks: int = 8
     curve_pairs: int = 200
     final_pairs: int = 1000
@@ -84,8 +84,8 @@ class Recipe:
 
 RECIPES = {
     "demo": Recipe("demo"),
-    "net": Recipe("net", clone_shards=32, clone_matches=120, clone_epochs=12,
-                  ppo_steps=6_000_000, ppo_legs=6, self_play=True,
+    "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
+                  ppo_steps=4_000_000, ppo_legs=4, self_play=True,
                   values=((100, 1000, 1, 8), (100, 200, 9, 12)),
                   value_arch=(512, 512, 256), value_epochs=10, value_tricks=12,
                   final_pairs=1000, ladder_pairs=200),

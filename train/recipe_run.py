@@ -175,6 +175,7 @@ class Pipeline:
                 done[0] += 1
                 self.bar.set(0.5 * done[0] / r.clone_shards, "data")
 
+        _remove_partial(data)
         generate(data, r.clone_shards, _small(derive_seed(self.seed, "clone")), r.clone_matches,
                  mix=(1.0 - r.clone_random, 0.0, r.clone_random), workers=self.workers,
                  expert="heuristic", log=shard_done)
@@ -238,6 +239,7 @@ class Pipeline:
         outputs = []
         for i, (shards, games, lo, hi) in enumerate(r.values):
             folder = self.path("values", f"{lo}-{hi}")
+            _remove_partial(folder)
             generate_values(folder, shards, _small(derive_seed(self.seed, "values", i)),
                             games, (lo, hi), str(self.policy_file()), workers=self.workers,
                             log=shard_done)
@@ -324,6 +326,12 @@ def _write_policy(path: Path, weights: dict) -> None:
     buf = io.BytesIO()
     save_policy(weights, buf)
     write_atomic(path, buf.getvalue())
+
+
+def _remove_partial(folder: Path) -> None:
+    """Delete the shards a stopped session left half-written (the run's lock is held)."""
+    for p in Path(folder).glob("*.tmp.npz"):
+        p.unlink()
 
 
 def _small(seed: int) -> int:
@@ -413,7 +421,7 @@ def _describe(r: Recipe) -> str:
 def main(argv=None) -> int:
     """``widderkopf-train --recipe NAME``; returns the exit status (2: a usage error or a
     folder that cannot be used; 130 after Ctrl-C)."""
-    from widderkopf_env.cli import UsageError, run_cli
+    from widderkopf_env.cli import UsageError, require_train_extra, run_cli
 
     from .recipe import RECIPES
 
@@ -423,6 +431,7 @@ def main(argv=None) -> int:
         args = p.parse_args(argv)
         out = args.out if args.out is not None else Path("runs") / args.recipe
         recipe = RECIPES[args.recipe]
+        require_train_extra("widderkopf-train --recipe")
         print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
               f"output in {out}/", flush=True)
         try:

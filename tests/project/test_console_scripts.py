@@ -223,7 +223,7 @@ BAD = [
                            "--net-arch", "256 256"], "--net-arch: expected comma-separated"),
     ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
      "--init: 'nobody' is neither 'ppo', 'net'"),
-    ("demo", ["--steps", "0"], "--steps: expected an integer >= 1"),
+    ("demo", ["--pairs", "0"], "--pairs: expected an integer >= 1"),
     ("demo", ["--out", "."], "not an earlier demo's folder"),
     # a .npz that is not a network, or one of the wrong shapes (checked when loaded)
     ("widderkopf-eval", ["plain.npz", "random"], "'plain.npz' is not a network file: no array"),
@@ -296,6 +296,7 @@ def test_missing_train_extra_is_named_with_its_pip_command(files):
     before = sorted(p.name for p in files.iterdir())
     for cmd in (command("widderkopf-train", "--out", "run"),
                 command("demo", "--out", "run"),
+                command("widderkopf-train", "--recipe", "demo", "--out", "run"),
                 command("widderkopf-eval", "model.zip", "random"),
                 command("widderkopf-play", "--opponent", "model.zip")):
         done = run(cmd, files, env=env)
@@ -322,6 +323,19 @@ def test_eval_ctrl_c_with_workers_exits_130(tmp_path, spawn):
     code, output = match.ctrl_c()
     assert assert_one_interrupt_line(code, output, "widderkopf-eval") == (
         "widderkopf-eval: interrupted")
+
+
+def test_recipe_ctrl_c_in_a_data_stage_exits_130(tmp_path, spawn):
+    """Ctrl-C while the clone stage's workers write shards: one line saying that the
+    same command goes on."""
+    job = spawn(command("widderkopf-train", "--recipe", "demo", "--out", "run", "--workers",
+                        "2"), tmp_path)
+    data = tmp_path / "run" / "clone" / "data"
+    job.wait_for(lambda: data.is_dir() and any(data.glob("shard_*.npz")), 180)
+    code, output = job.ctrl_c()
+    assert assert_one_interrupt_line(code, output, "widderkopf-train --recipe") == (
+        "widderkopf-train --recipe: stopped; the same command goes on from there")
+    assert (tmp_path / "run" / "recipe.json").is_file()
 
 
 def test_exploit_ctrl_c_while_training_exits_130(tmp_path, spawn):
