@@ -3,7 +3,7 @@
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (docs/training.md, "PPO training", gives the run and its measured
 strength); ``net_policy.npz`` a policy network and a card-value network (docs/bots.md,
-"The distilled network"; ``examples/net_recipe.sh`` rebuilds it). Both are network files
+"The distilled network"; docs/training.md gives the steps that made it). Both are network files
 (:mod:`.network_file`) run as numpy forward passes, so playing them needs neither torch
 nor stable-baselines3.
 """

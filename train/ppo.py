@@ -149,11 +149,6 @@ def main(argv=None) -> int:
     Returns the exit status: 0; 2 for a usage error, a run folder that cannot be used
     (in use, damaged, holding another run) or an I/O error (one line on stderr); 130
     after Ctrl-C (see :func:`train_from_args` for the summary itself)."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if any(a == "--recipe" or a.startswith("--recipe=") for a in args):
-        from .recipe_run import main as recipe_main
-
-        return recipe_main(args)
     parser = build_parser()
 
     def body():

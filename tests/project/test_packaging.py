@@ -49,7 +49,7 @@ _IGNORE = shutil.ignore_patterns(
 EXPECTED_SCRIPTS = {
     "widderkopf-eval": "widderkopf_env.agents.eval_cli:main",
     "widderkopf-play": "widderkopf_env.agents.play_cli:main",
-    "widderkopf-train": "widderkopf_env.train.ppo:main",
+    "widderkopf-train": "widderkopf_env.train.train_cli:main",
     "widderkopf-exploit": "widderkopf_env.train.exploit:main",
     "widderkopf-train-rllib": "widderkopf_env.train.rllib.cli:main",
     "widderkopf-distill": "widderkopf_env.train.distill_cli:main",

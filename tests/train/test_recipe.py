@@ -13,7 +13,7 @@ from helpers import plays_legal_moves, usage_error
 from widderkopf_env.agents import load_agent
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.net_agent import NetAgent
-from widderkopf_env.train import ppo, recipe_run
+from widderkopf_env.train import recipe_run, train_cli
 from widderkopf_env.train.distill_data import generate_shard
 from widderkopf_env.train.recipe import RECIPES, Recipe
 from widderkopf_env.train.run_folder import RunFolderError
@@ -184,12 +184,12 @@ def test_force_restart_starts_afresh(tmp_path):
 
 def test_the_recipe_command_line(capsys):
     assert "demo" in RECIPES and "net" in RECIPES
-    err = usage_error(ppo.main, ["--recipe", "huge"], capsys)
+    err = usage_error(train_cli.main, ["--recipe", "huge"], capsys)
     assert "--recipe: invalid choice: 'huge'" in err
-    err = usage_error(ppo.main, ["--recipe", "demo", "--workers", "0"], capsys)
+    err = usage_error(train_cli.main, ["--recipe", "demo", "--workers", "0"], capsys)
     assert "--workers: expected an integer >= 1" in err
     with pytest.raises(SystemExit) as exc:
-        ppo.main(["--recipe", "demo", "--help"])
+        train_cli.main(["--recipe", "demo", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
     assert "widderkopf-train --recipe" in text and "net:" in text
