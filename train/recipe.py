@@ -85,9 +85,9 @@ class Recipe:
 RECIPES = {
     "demo": Recipe("demo"),
     "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  ppo_steps=4_000_000, ppo_legs=4, self_play=True,
-                  values=((100, 1000, 1, 8), (100, 200, 9, 12)),
-                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=12,
+                  ppo_steps=2_000_000, ppo_legs=4, self_play=True,
+                  values=((100, 800, 1, 8), (100, 150, 9, 12)),
+                  value_arch=(512, 512, 256), value_epochs=8, value_tricks=12,
                   final_pairs=1000, ladder_pairs=200),
 }
 
