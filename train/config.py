@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train a MaskablePPO agent for Widderkopf (widderkopf-train).",
         usage="%(prog)s [--out DIR] [--total-steps N] [--resume] [more options: see --help]",
         epilog="widderkopf-train --recipe {demo,net} [--out DIR]: the whole pipeline from "
-               "nothing to one agent file (imitation, PPO, exact card values); "
+               "nothing to one agent file (imitation, exact card values); "
                "widderkopf-train --recipe demo --help says more.")
     groups = {g: p if g == "run" else p.add_argument_group(g) for g in GROUPS}
     for f in fields(TrainConfig):

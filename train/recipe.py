@@ -11,8 +11,8 @@ folder and records them (with their sha256) in ``recipe.json``:
    with the heuristic's move (:mod:`.distill_data`, expert ``heuristic``), and a policy
    network fitted to them (:func:`.distill.train`, hard targets). The network starts
    at about the heuristic's level instead of the random bot's.
-2. ``ppo`` (recipes with PPO steps): PPO from that network (``widderkopf-train --init``,
-   self-play or against the heuristic), in legs.
+2. ``ppo`` (recipes with ``ppo_steps``; the shipped ones have none): PPO from that
+   network (``widderkopf-train --init``, self-play or against the heuristic), in legs.
 3. ``values``: exact-value data from the policy's play (:mod:`.value_data`), in parallel
    over the workers.
 4. ``fit``: the card-value network (:func:`.value_fit.fit_values`), written with the
@@ -85,9 +85,8 @@ class Recipe:
 RECIPES = {
     "demo": Recipe("demo"),
     "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  ppo_steps=2_000_000, ppo_legs=4, self_play=True,
-                  values=((100, 800, 1, 8), (100, 150, 9, 12)),
-                  value_arch=(512, 512, 256), value_epochs=8, value_tricks=12,
+                  values=((100, 1000, 1, 8), (100, 300, 9, 12)),
+                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=12,
                   final_pairs=1000, ladder_pairs=200),
 }
 

@@ -393,8 +393,7 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog="widderkopf-train --recipe", formatter_class=DefaultsHelp,
         description="Make an agent from nothing with one command: imitation of the heuristic, "
-                    "PPO (the net recipe), exact card values, evaluation; the result is "
-                    "OUT/agent.npz.",
+                    "exact card values, evaluation; the result is OUT/agent.npz.",
         epilog="Rerunning the same command after a stop goes on where it stopped. Recipes: "
                + "; ".join(f"{name}: {_describe(r)}" for name, r in RECIPES.items()) + ".")
     p.add_argument("--recipe", choices=list(RECIPES), required=True, help="the recipe")
