@@ -117,6 +117,26 @@ def make_vec_env(cfg: dict, seed: int, steps: int = 0):
     return DummyVecEnv(fns)
 
 
+def stop_workers(vec_env) -> None:
+    """End ``vec_env``'s worker processes without talking to them, after a Ctrl-C.
+
+    The interrupt may have landed inside a step, after some workers' answers were read and
+    before the others were: a polite ``close()`` then waits for answers that never come.
+    SIGTERM ends each worker; the env is marked closed, so a later ``close()`` does nothing.
+    """
+    inner = getattr(vec_env, "unwrapped", vec_env)
+    processes = getattr(inner, "processes", None)
+    if not processes or getattr(inner, "closed", True):
+        return
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
+    for remote in inner.remotes:
+        remote.close()
+    inner.closed = True
+
+
 def _schedule(cfg: dict):
     lr = cfg["lr"]
     if cfg["lr_schedule"] == "constant":
@@ -221,6 +241,9 @@ def train(cfg: dict) -> dict:
                 _learn(s)
                 final, best = _final_evaluation(s)
                 return _finish(s, final, best)
+            except KeyboardInterrupt:
+                stop_workers(s.vec_env)
+                raise
             finally:
                 if s.vec_env is not None:  # its worker processes, on any exit
                     s.vec_env.close()

@@ -224,3 +224,25 @@ def test_force_restart_starts_again_and_is_not_remembered(tmp_path, capsys):
     assert summary["resumed_from"] == 128 and summary["steps"] == 192
     assert capsys.readouterr().err == ("--resume: skipping the checkpoint at step 9999: state "
                                        "file step_0000009999.state.npz missing\n")
+
+
+def test_ctrl_c_inside_a_step_does_not_hang_the_workers_shutdown():
+    """A Ctrl-C between two workers' answers leaves one answer unread: ``stop_workers``
+    ends the SubprocVecEnv's processes at once (a polite close would wait forever)."""
+    import threading
+
+    from widderkopf_env.train.ppo import make_vec_env, stop_workers
+
+    cfg = parse_config(["--out", "unused", "--n-envs", "2", "--vec-env", "subproc"])
+    env = make_vec_env(cfg, 0)
+    env.reset()
+    masks = env.env_method("action_masks")
+    env.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    env.remotes[0].recv()  # the interrupt came after this worker's answer was read
+    closer = threading.Thread(target=lambda: (stop_workers(env), env.close()), daemon=True)
+    closer.start()
+    closer.join(30)
+    alive = [p for p in env.processes if p.is_alive()]
+    for p in alive:
+        p.kill()
+    assert not closer.is_alive() and not alive
