@@ -122,7 +122,8 @@ class Pipeline:
         self.log = write
         self.stages = [s for s in STAGES if s != "ppo" or recipe.ppo_steps > 0]
         weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
-                   "values": sum(s * g * (1 + 4 * (hi > 8)) for s, g, _, hi in recipe.values)
+                   "values": sum(s * g * (1 + 4 * (8 < hi <= recipe.exact_tricks))
+                                 for s, g, _, hi in recipe.values)
                    / 2000, "fit": recipe.value_epochs / 3, "evaluate": 1.0}
         total = sum(weights[s] for s in self.stages)
         self.shares = {s: weights[s] / total for s in self.stages}
@@ -241,8 +242,8 @@ class Pipeline:
             folder = self.path("values", f"{lo}-{hi}")
             _remove_partial(folder)
             generate_values(folder, shards, _small(derive_seed(self.seed, "values", i)),
-                            games, (lo, hi), str(self.policy_file()), workers=self.workers,
-                            log=shard_done)
+                            games, (lo, hi), str(self.policy_file()), r.value_random,
+                            r.exact_tricks, workers=self.workers, log=shard_done)
             outputs += sorted(folder.glob("shard_*.npz"))
         self.state.finish("values", outputs, started)
 

@@ -20,8 +20,8 @@ from widderkopf_env.train.run_folder import RunFolderError
 
 # a recipe small enough for a test: every stage runs, on a handful of games
 TINY = Recipe("tiny", clone_shards=2, clone_matches=2, clone_epochs=1,
-              values=((2, 3, 1, 4),), value_epochs=1, value_tricks=4, curve_pairs=2,
-              final_pairs=2)
+              values=((2, 3, 1, 4), (1, 2, 16, 17)), exact_tricks=4, value_random=0.1,
+              value_epochs=1, value_tricks=17, curve_pairs=2, final_pairs=2)
 TINY_PPO = Recipe("tiny-ppo", clone_shards=1, clone_matches=1, clone_epochs=1,
                   ppo_steps=16384, ppo_legs=2, values=((1, 2, 1, 3),), value_epochs=1,
                   value_tricks=3, curve_pairs=1, final_pairs=1, ladder_pairs=1)
@@ -36,13 +36,23 @@ def _mtimes(folder):
 def done(tmp_path_factory):
     out = tmp_path_factory.mktemp("recipe") / "run"
     lines = []
-    summary = recipe_run.run_recipe(TINY, out, seed=3, workers=1, progress=False,
-                                    log=lines.append)
-    return out, summary, lines
+    from widderkopf_env.train import value_data
+
+    calls, generate = [], value_data.generate_values
+
+    def recorded(*args, **kwargs):
+        calls.append((args, kwargs))
+        return generate(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(value_data, "generate_values", recorded)
+        summary = recipe_run.run_recipe(TINY, out, seed=3, workers=1, progress=False,
+                                        log=lines.append)
+    return out, summary, lines, calls
 
 
 def test_the_recipe_ends_with_one_agent_file_and_its_figures(done):
-    out, summary, lines = done
+    out, summary, lines, _ = done
     agent = load_agent(str(out / "agent.npz"))
     assert isinstance(agent, NetAgent) and agent.tricks == TINY.value_tricks
     plays_legal_moves(agent, 3)
@@ -56,7 +66,7 @@ def test_the_recipe_ends_with_one_agent_file_and_its_figures(done):
 
 
 def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
-    out, summary, _ = done
+    out, summary, *_ = done
     curve = summary["curve"]
     assert [p["stage"] for p in curve] == ["clone", "card values"]
     assert curve[0]["minutes"] < curve[1]["minutes"] <= summary["wall_seconds"] / 60 + 0.01
@@ -65,6 +75,18 @@ def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
             r = p[opp]
             assert r["pairs"] == 2 and r["ci95"][0] <= r["mean"] <= r["ci95"][1]
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_value_blocks_use_the_recipes_exact_depth_and_random_share(done):
+    """Early positions (16-17 tricks left) get rollout values down to the recipe's
+    ``exact_tricks``; every block plays the recipe's share of random moves."""
+    from widderkopf_env.observation import OFFSETS
+
+    out, _, _, calls = done
+    assert [(a[4], a[6], a[7]) for a, _ in calls] == [((1, 4), 0.1, 4), ((16, 17), 0.1, 4)]
+    rows = np.concatenate([np.load(f)["obs"] for f in (out / "values" / "16-17").glob("*.npz")])
+    done_tricks = np.rint(rows[:, OFFSETS["tricks_done"][0]] * 17)
+    assert len(rows) and set(done_tricks) <= {0, 1}
 
 
 def test_clone_data_is_labelled_with_the_heuristics_move():
@@ -99,7 +121,7 @@ def test_an_unknown_expert_is_refused():
 
 
 def test_a_rerun_of_a_finished_run_redoes_nothing(done, tmp_path):
-    out, summary, _ = done
+    out, summary, *_ = done
     before = _mtimes(out)
     again = recipe_run.run_recipe(TINY, out, seed=3, workers=1, progress=False)
     assert _mtimes(out) == before
@@ -157,7 +179,7 @@ def test_ppo_runs_in_legs_and_the_ladder_rates_the_agent(tmp_path):
 
 
 def test_the_folder_is_checked_before_anything_is_written(done, tmp_path):
-    out, _, _ = done
+    out, *_ = done
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
