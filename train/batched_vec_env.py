@@ -4,10 +4,12 @@
 what :class:`~widderkopf_env.train.opponents.TrainingWrapper` adds around each single env
 (reward scaling, ``info["game_points"]`` and ``info["opponent"]`` at the end of an
 episode, the crack curriculum's ``set_escalation``, ``env_timing``), all sub-envs at
-once. It plays one fixed opponent (``--opponent``; ``"random"`` is vectorised, other bots
-run one game at a time), so it does not take ``--self-play`` or ``--warmup-random``
-(their opponent pools draw a different opponent per episode and sub-env). It plays the
-run's ``--variant`` as the other vec envs do.
+once. It plays the run's ``--variant`` as the other vec envs do.
+
+Its opponent is ``--opponent`` (``"random"`` is vectorised, other bots run one game at a
+time), or with ``--self-play`` / ``--warmup-random`` a :class:`BatchedPool`: the opponent
+pool of the other vec envs (each episode of each sub-env draws a bot of the mix or one of
+the learner's snapshots), whose snapshots play all their games in one numpy batch.
 
 A vector step has a fixed numpy cost, so it pays off with many envs, not at the default
 16, where ``dummy`` (the default) is quicker; ``python bench/vector.py --ppo`` compares
@@ -20,18 +22,88 @@ import time
 
 import numpy as np
 
+from widderkopf_env.agents import load_agent
 from widderkopf_env.cards import ESCALATE
+from widderkopf_env.vector.encode import encode
+from widderkopf_env.vector.opponents import AgentOpponent
 from widderkopf_env.vector.sb3 import WidderkopfSB3VecEnv
+
+from .export import PolicySnapshot
+from .opponents import SNAPSHOT, check_mix, draw, opponent_mix
+
+
+class BatchedPool:
+    """The opponent pool of :class:`~.opponents.OpponentPool` for ``n`` sub-envs at once,
+    as a batched opponent of the vector env: before each episode of each sub-env it draws
+    a bot of ``mix`` or one of the learner's snapshots (:func:`~.opponents.draw`, from the
+    env's opponent generator). Snapshots sample their moves, all games of one snapshot in
+    one batch; bots play one game at a time (one bot object per sub-env)."""
+
+    def __init__(self, mix: dict[str, float], n: int):
+        self.n, self.bots, self.snapshots = n, {}, []
+        self.set_mix(mix)
+        self.who = np.full(n, "", object)  # each sub-env's opponent: a bot name or a snapshot
+        self.ended = np.full(n, "", object)  # the label of the episode each sub-env ended last
+        self.rng = np.random.default_rng(0)
+
+    def set_mix(self, mix: dict[str, float]) -> None:
+        check_mix(mix)
+        for name in mix:
+            if name not in self.bots:
+                self.bots[name] = AgentOpponent([load_agent(name) for _ in range(self.n)])
+        self.mix = dict(mix)
+
+    def set_snapshots(self, snapshots) -> None:
+        self.snapshots = [PolicySnapshot(w) for w in snapshots]
+
+    def add_snapshot(self, weights: dict, max_size: int) -> None:
+        """Add a snapshot; keep the ``max_size`` most recent (all if 0). Episodes under
+        way go on with the snapshot they drew."""
+        self.snapshots.append(PolicySnapshot(weights))
+        if max_size > 0:
+            del self.snapshots[:-max_size]
+
+    def describe(self) -> str:
+        return f"the self-play pool ({self.mix}, {len(self.snapshots)} snapshot(s))"
+
+    def label(self, i: int) -> str:
+        who = self.who[i]
+        return who if isinstance(who, str) else SNAPSHOT
+
+    def reset(self, idx, rng: np.random.Generator) -> None:
+        self.rng = rng
+        for i in idx:
+            self.ended[i] = self.label(i)
+            name, k = draw(self.mix, len(self.snapshots), rng)
+            self.who[i] = name if k is None else self.snapshots[k]
+            if k is None:
+                self.bots[name].reset([i], rng)
+
+    def actions(self, game, idx, player) -> np.ndarray:
+        acts = np.empty(len(idx), np.int64)
+        groups: dict[int, list[int]] = {}
+        for r, i in enumerate(idx):
+            groups.setdefault(id(self.who[i]), []).append(r)
+        for rows in groups.values():
+            rows = np.asarray(rows)
+            who, sub, seats = self.who[idx[rows[0]]], idx[rows], player[rows]
+            if isinstance(who, str):
+                acts[rows] = self.bots[who].actions(game, sub, seats)
+                continue
+            obs, mask = encode(game, sub, seats)  # the opponent's view only (R8)
+            z = np.where(mask > 0, who.logits(obs), -np.inf)
+            acts[rows] = (z + self.rng.gumbel(size=z.shape)).argmax(1)  # softmax sampling
+        return acts
 
 
 class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
     """The training env for a run configuration ``cfg`` (see the module documentation)."""
 
-    def __init__(self, cfg: dict, seed: int):
+    def __init__(self, cfg: dict, seed: int, steps: int = 0):
+        self.pool = None
         if cfg["self_play"] or cfg["warmup_random"]:
-            raise ValueError("--vec-env native plays one fixed --opponent: it does not take "
-                             "--self-play or --warmup-random (use --vec-env dummy)")
-        super().__init__(cfg["n_envs"], opponent=cfg["opponent"], seat="random",
+            self.pool = BatchedPool(opponent_mix(cfg, steps), cfg["n_envs"])
+        super().__init__(cfg["n_envs"], opponent=self.pool or cfg["opponent"], seat="random",
                          reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
         self.label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
         self.escalation = True
@@ -49,7 +121,7 @@ class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
         obs, rewards, dones, infos = super().step_wait()
         for i in np.flatnonzero(dones):
             info = infos[i]
-            info["opponent"] = self.label
+            info["opponent"] = self.label if self.pool is None else self.pool.ended[i]
             scores = info.get("scores", (0, 0))  # absent after an illegal move
             seat = info["seat"]
             info["game_points"] = float(scores[seat] - scores[1 - seat])
@@ -69,6 +141,10 @@ class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
         n = len(list(self._get_indices(indices)))
         if method_name == "set_escalation":
             self.escalation = bool(method_args[0])
+            return [None] * n
+        if self.pool is not None and method_name in ("set_mix", "set_snapshots",
+                                                      "add_snapshot"):
+            getattr(self.pool, method_name)(*method_args, **method_kwargs)
             return [None] * n
         if method_name == "set_mix":
             mix = method_args[0]

@@ -78,7 +78,7 @@ class TrainConfig:
                           group="environment", run_control=True)
     vec_env: str = setting("dummy", "dummy: all envs in this process (DummyVecEnv); "
                            "subproc: one process per env (SubprocVecEnv); native: all envs "
-                           "in one batched engine (fixed --opponent only)",
+                           "in one batched engine (with --self-play, the snapshots in one batch)",
                            choices=("dummy", "subproc", "native"), group="environment",
                            run_control=True)
     opponent: str = setting("heuristic", "fixed opponent", type=agent_spec,
@@ -292,9 +292,6 @@ def check(cfg: dict) -> None:
                          f"{cfg['n_envs']}")
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
         raise UsageError("--p-heuristic + --p-random must be at most 1")
-    if cfg["vec_env"] == "native" and (cfg["self_play"] or cfg["warmup_random"]):
-        raise UsageError("--vec-env native plays one fixed --opponent: it does not take "
-                         "--self-play or --warmup-random")
 
 
 def read_saved(out: Path) -> dict:

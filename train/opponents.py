@@ -37,6 +37,27 @@ def opponent_mix(cfg: dict, steps: int) -> dict[str, float]:
     return {cfg["opponent"]: 1.0}
 
 
+def check_mix(mix: dict[str, float]) -> None:
+    """``ValueError`` unless ``mix`` is a non-empty map of bot names to shares summing to
+    at most 1."""
+    if not mix or any(p < 0 for p in mix.values()) or sum(mix.values()) > 1 + 1e-9:
+        raise ValueError(f"mix must be non-empty, non-negative and sum to at most 1: {mix}")
+
+
+def draw(mix: dict[str, float], snapshots: int, rng: np.random.Generator):
+    """One episode's opponent: ``(bot name, None)`` with probability ``mix[name]``, else
+    ``(SNAPSHOT, k)`` for a snapshot ``k`` drawn uniformly of ``snapshots`` (while there
+    are none, the bots share everything in proportion to their weights)."""
+    names = [n for n, p in mix.items() if p > 0]
+    probs = [mix[n] for n in names]
+    if snapshots:
+        names.append(SNAPSHOT)
+        probs.append(max(0.0, 1.0 - sum(probs)))
+    p = np.asarray(probs, np.float64)
+    label = names[int(rng.choice(len(names), p=p / p.sum()))]
+    return (label, int(rng.integers(snapshots))) if label == SNAPSHOT else (label, None)
+
+
 class OpponentPool:
     """An Agent that plays as whichever opponent :meth:`draw` picked last."""
 
@@ -50,8 +71,7 @@ class OpponentPool:
         self.current = self.bots[self.label]
 
     def set_mix(self, mix: dict[str, float]) -> None:
-        if not mix or any(p < 0 for p in mix.values()) or sum(mix.values()) > 1 + 1e-9:
-            raise ValueError(f"mix must be non-empty, non-negative and sum to at most 1: {mix}")
+        check_mix(mix)
         for name in mix:
             if name not in self.bots:
                 self.bots[name] = load_agent(name)
@@ -68,18 +88,8 @@ class OpponentPool:
 
     def draw(self, rng: np.random.Generator) -> str:
         """Pick the opponent of the next episode; returns its label."""
-        names = [n for n, p in self.mix.items() if p > 0]
-        probs = [self.mix[n] for n in names]
-        if self.snapshots:
-            names.append(SNAPSHOT)
-            probs.append(max(0.0, 1.0 - sum(probs)))
-        p = np.asarray(probs, np.float64)
-        i = int(rng.choice(len(names), p=p / p.sum()))
-        self.label = names[i]
-        if self.label == SNAPSHOT:
-            self.current = self.snapshots[int(rng.integers(len(self.snapshots)))]
-        else:
-            self.current = self.bots[self.label]
+        self.label, k = draw(self.mix, len(self.snapshots), rng)
+        self.current = self.bots[self.label] if k is None else self.snapshots[k]
         return self.label
 
     def reset(self, seed: int | None = None) -> None:

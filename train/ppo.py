@@ -110,7 +110,7 @@ def make_vec_env(cfg: dict, seed: int, steps: int = 0):
     if cfg["vec_env"] == "native":  # the batched engine (train/batched_vec_env.py)
         from .batched_vec_env import NativeTrainingVecEnv
 
-        return NativeTrainingVecEnv(cfg, seed)
+        return NativeTrainingVecEnv(cfg, seed, steps)
     fns = [make_env(cfg, i, seed, steps) for i in range(cfg["n_envs"])]
     if cfg["vec_env"] == "subproc" and len(fns) > 1:
         return SubprocVecEnv(fns, start_method="fork")

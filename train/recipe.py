@@ -14,8 +14,8 @@ folder and records them (with their sha256) in ``recipe.json``:
 2. ``ppo`` (recipes with ``ppo_steps``; the shipped ones have none): PPO from that
    network (``widderkopf-train --init``, self-play or against the heuristic), in legs.
 3. ``values``: exact-value data from the policy's play (:mod:`.value_data`), in parallel
-   over the workers; positions earlier than ``exact_tricks`` tricks left get the
-   heuristic's rollouts down to that depth, then exact values.
+   over the workers; a block may value positions by the heuristic's rollouts down to a
+   cheaper exact depth (early card play).
 4. ``fit``: the card-value network (:func:`.value_fit.fit_values`), written with the
    policy as one network file, ``agent.npz`` (a :class:`~widderkopf_env.agents.net_agent.NetAgent`,
    as ``load_agent("net")``).
@@ -60,9 +60,9 @@ class Recipe:
     the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network;
     ``ppo_steps`` PPO steps in ``ppo_legs`` legs (0: no PPO stage), ``self_play`` or
     against the heuristic; value data ``values`` as ``(shards, games, lo, hi)`` blocks
-    (positions with lo..hi tricks left; exact values with at most ``exact_tricks``
-    tricks left, heuristic rollouts down to it before; ``value_random``: the share of
-    random moves in those games), fitted for ``value_epochs`` into a
+    (positions with lo..hi tricks left; a fifth entry ``exact``: values exact with at most
+    that many tricks left, by heuristic rollouts down to it before, default 12;
+    ``value_random``: the share of random moves in those games), fitted for ``value_epochs`` into a
     ``value_arch`` network that plays the cards of the last ``value_tricks`` tricks;
     ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
     final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder)."""
@@ -77,7 +77,6 @@ class Recipe:
     ppo_legs: int = 1
     self_play: bool = False
     values: tuple = ((100, 100, 1, 8),)
-    exact_tricks: int = 12
     value_random: float = 0.05
     value_arch: tuple = (256, 256)
     value_epochs: int = 8

@@ -105,6 +105,11 @@ class StageBar:
             self.bar.close()
 
 
+def _exact(block: tuple) -> int:
+    """The exact depth of a value block: its fifth entry, else 12 (exact throughout)."""
+    return block[4] if len(block) > 4 else 12
+
+
 class Pipeline:
     """One session of a recipe run (see :func:`.recipe.run_recipe`)."""
 
@@ -122,8 +127,8 @@ class Pipeline:
         self.log = write
         self.stages = [s for s in STAGES if s != "ppo" or recipe.ppo_steps > 0]
         weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
-                   "values": sum(s * g * (1 + 4 * (8 < hi <= recipe.exact_tricks))
-                                 for s, g, _, hi in recipe.values)
+                   "values": sum(s * g * (1 + 4 * (8 < hi <= _exact(b)))
+                                 for b in recipe.values for s, g, _, hi in [b[:4]])
                    / 2000, "fit": recipe.value_epochs / 3, "evaluate": 1.0}
         total = sum(weights[s] for s in self.stages)
         self.shares = {s: weights[s] / total for s in self.stages}
@@ -238,12 +243,13 @@ class Pipeline:
                 self.bar.set(done[0] / total, "exact values")
 
         outputs = []
-        for i, (shards, games, lo, hi) in enumerate(r.values):
+        for i, block in enumerate(r.values):
+            shards, games, lo, hi = block[:4]
             folder = self.path("values", f"{lo}-{hi}")
             _remove_partial(folder)
             generate_values(folder, shards, _small(derive_seed(self.seed, "values", i)),
                             games, (lo, hi), str(self.policy_file()), r.value_random,
-                            r.exact_tricks, workers=self.workers, log=shard_done)
+                            _exact(block), workers=self.workers, log=shard_done)
             outputs += sorted(folder.glob("shard_*.npz"))
         self.state.finish("values", outputs, started)
 
@@ -253,7 +259,7 @@ class Pipeline:
         from .value_fit import fit_values
 
         r = self.r
-        folders = [self.path("values", f"{lo}-{hi}") for _, _, lo, hi in r.values]
+        folders = [self.path("values", f"{b[2]}-{b[3]}") for b in r.values]
         epochs = [0]
 
         def epoch_done(msg: str) -> None:

@@ -20,7 +20,7 @@ from widderkopf_env.train.run_folder import RunFolderError
 
 # a recipe small enough for a test: every stage runs, on a handful of games
 TINY = Recipe("tiny", clone_shards=2, clone_matches=2, clone_epochs=1,
-              values=((2, 3, 1, 4), (1, 2, 16, 17)), exact_tricks=4, value_random=0.1,
+              values=((2, 3, 1, 4), (1, 2, 16, 17, 4)), value_random=0.1,
               value_epochs=1, value_tricks=17, curve_pairs=2, final_pairs=2)
 TINY_PPO = Recipe("tiny-ppo", clone_shards=1, clone_matches=1, clone_epochs=1,
                   ppo_steps=16384, ppo_legs=2, values=((1, 2, 1, 3),), value_epochs=1,
@@ -77,13 +77,14 @@ def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_value_blocks_use_the_recipes_exact_depth_and_random_share(done):
-    """Early positions (16-17 tricks left) get rollout values down to the recipe's
-    ``exact_tricks``; every block plays the recipe's share of random moves."""
+def test_value_blocks_use_their_exact_depth_and_the_random_share(done):
+    """Early positions (16-17 tricks left) get rollout values down to their block's
+    exact depth (the others: exact, 12); every block plays the recipe's share of random
+    moves."""
     from widderkopf_env.observation import OFFSETS
 
     out, _, _, calls = done
-    assert [(a[4], a[6], a[7]) for a, _ in calls] == [((1, 4), 0.1, 4), ((16, 17), 0.1, 4)]
+    assert [(a[4], a[6], a[7]) for a, _ in calls] == [((1, 4), 0.1, 12), ((16, 17), 0.1, 4)]
     rows = np.concatenate([np.load(f)["obs"] for f in (out / "values" / "16-17").glob("*.npz")])
     done_tricks = np.rint(rows[:, OFFSETS["tricks_done"][0]] * 17)
     assert len(rows) and set(done_tricks) <= {0, 1}

@@ -104,8 +104,4 @@ def test_native_training_env_scales_rewards_and_masks_escalation():
     assert ended > 4
     seconds, steps = env.env_method("env_timing")[0]
     assert seconds > 0 and steps == 200
-    with pytest.raises(SystemExit) as err:  # a usage error, exit status 2
-        parse_config(["--vec-env", "native", "--self-play"])
-    assert err.value.code == 2
-    with pytest.raises(ValueError, match="self-play"):
-        NativeTrainingVecEnv({**cfg, "self_play": True}, seed=0)
+

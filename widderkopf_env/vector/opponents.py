@@ -5,6 +5,11 @@
   called once per round of opponent moves with every game where the opponent is to act
   (batched; observations from the opponent's view). It must return one integer action per
   game; the env checks them.
+* a batched opponent: an object with ``reset(idx, rng)`` (new episodes in sub-envs
+  ``idx``), ``actions(game, idx, player)`` (one action per game of ``idx``; it reads each
+  game only through :func:`~.encode.encode` or :class:`~.rows.GameRow` views, from
+  ``player``'s side) and ``describe()``, as the classes here; used as it is
+  (``widderkopf-train --vec-env native --self-play`` plays its opponent pool so).
 * an agent name for :func:`widderkopf_env.load_agent` (``"heuristic"``, ...): one
   agent per sub-env, each reseeded at each new episode; or an agent object (anything with
   ``act(view)``), shared by all sub-envs. Agents read a
@@ -89,9 +94,12 @@ def make_opponent(spec, n: int, rng: np.random.Generator):
         from ..registry import load_agent
 
         return AgentOpponent([load_agent(spec) for _ in range(n)])
+    if all(callable(getattr(spec, m, None)) for m in ("actions", "reset", "describe")):
+        return spec
     if callable(getattr(spec, "act", None)):
         return AgentOpponent([spec] * n)
     if callable(spec):
         return PolicyOpponent(spec)
     raise ValueError(f"opponent must be 'self', 'random', an agent name, an agent with "
-                     f"act(view) or a policy function f(obs, mask) -> actions, got {spec!r}")
+                     f"act(view), a batched opponent (reset, actions, describe) or a "
+                     f"policy function f(obs, mask) -> actions, got {spec!r}")
