@@ -89,8 +89,8 @@ class Recipe:
 RECIPES = {
     "demo": Recipe("demo"),
     "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  values=((100, 1000, 1, 8), (100, 300, 9, 12)),
-                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=12,
+                  values=((100, 1000, 1, 8), (100, 250, 9, 12), (40, 100, 13, 17, 8)),
+                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=17,
                   final_pairs=1000, ladder_pairs=200),
 }
 
