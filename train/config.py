@@ -292,6 +292,10 @@ def check(cfg: dict) -> None:
                          f"{cfg['n_envs']}")
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
         raise UsageError("--p-heuristic + --p-random must be at most 1")
+    if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] <= 0:
+        raise UsageError("--p-heuristic + --p-random must be above 0: the pool has no "
+                         "snapshot before step --snapshot-every, and until then the bots "
+                         "play every episode")
 
 
 def read_saved(out: Path) -> dict:

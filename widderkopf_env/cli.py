@@ -230,12 +230,15 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
 
 # --- running a script ----------------------------------------------------------------------------
 
+#: Seconds a script may take to stop after Ctrl-C before the process is ended at once.
+STOP_GRACE = 30.0
+
 def run_cli(parser: argparse.ArgumentParser, body: Callable[[], int | None],
             on_interrupt: Callable[[KeyboardInterrupt], str] | None = None) -> int:
     """Run ``body()`` (which parses the command line) and return its exit status (None
     counts as 0), mapping errors as the module documentation says. ``on_interrupt``
     gives the line printed after Ctrl-C (default: ``interrupted``)."""
-    with _interrupts_in_this_process_only():
+    with _interrupts_in_this_process_only(parser.prog, STOP_GRACE):
         try:
             status = body()
             sys.stdout.flush()
@@ -271,11 +274,13 @@ def _say(parser, message: str, status: int, newline: bool = False) -> int:
 
 
 @contextmanager
-def _interrupts_in_this_process_only():
+def _interrupts_in_this_process_only(prog: str = "", grace: float = 30.0):
     """Ctrl-C reaches every process of the terminal's process group, worker processes
     included (the arena's pool, SubprocVecEnv). Inside this block only this process
     raises ``KeyboardInterrupt``; forked workers ignore SIGINT and are ended by this
-    process as it unwinds, so they print no traceback. Workers started by a fork server
+    process as it unwinds, so they print no traceback. Should stopping take more than
+    ``grace`` seconds after the first Ctrl-C (a library waiting on something that will
+    not come), the process ends at once with exit status 130. Workers started by a fork server
     inherit an ignored SIGINT from it. (Workers started by ``spawn``, the default on
     macOS and Windows, still get the default handler.) Nothing changes when SIGINT is
     not Python's default handler, e.g. under ``nohup`` or in a thread."""
@@ -284,9 +289,13 @@ def _interrupts_in_this_process_only():
         yield
         return
     main_pid = os.getpid()
+    watchdog = threading.Timer(grace, _stop_now, (prog, grace))
+    watchdog.daemon = True
 
     def handler(signum, frame):
         if os.getpid() == main_pid:
+            if not watchdog.is_alive() and not watchdog.finished.is_set():
+                watchdog.start()
             raise KeyboardInterrupt
         # a forked worker: the main process stops it
 
@@ -302,4 +311,15 @@ def _interrupts_in_this_process_only():
     try:
         yield
     finally:
+        watchdog.cancel()
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _stop_now(prog: str, grace: float) -> None:
+    """Ctrl-C was pressed ``grace`` seconds ago and the script has not finished stopping
+    (a library it waits on did not wake): end the process at once. Files are written
+    atomically, so what is on disk is whole."""
+    sys.stderr.write(f"\n{prog}: interrupted; stopping took more than {grace:g} s, so the "
+                     "process ended without waiting\n")
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)

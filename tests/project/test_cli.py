@@ -214,3 +214,33 @@ def test_a_network_of_the_wrong_shapes_is_refused_before_the_match(tmp_path, cap
             eval_main(argv)
         assert err.value.code == 2
         assert "gives 40 outputs, 42 expected" in capsys.readouterr().err
+
+
+def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_path):
+    """Whatever a library waits on after Ctrl-C, the process ends: exit 130, one line."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import argparse, threading, sys\n"
+        "from widderkopf_env import cli\n"
+        "cli.STOP_GRACE = 1.0\n"
+        "def body():\n"
+        "    print('ready', flush=True)\n"
+        "    try:\n"
+        "        threading.Event().wait(60)\n"
+        "    finally:\n"
+        "        threading.Event().wait(60)  # a shutdown that never wakes\n"
+        "sys.exit(cli.run_cli(argparse.ArgumentParser(prog='stuck'), body))\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "ready\n"
+    t = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - t < 20
+    assert err.strip() == ("stuck: interrupted; stopping took more than 1 s, so the process "
+                           "ended without waiting")

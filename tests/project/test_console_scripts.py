@@ -210,6 +210,8 @@ BAD = [
     ("widderkopf-train", ["--n-steps", "1", "--n-envs", "1"], "must be at least 2"),
     ("widderkopf-train", ["--self-play", "--p-heuristic", "0.8", "--p-random", "0.5"],
      "must be at most 1"),
+    ("widderkopf-train", ["--self-play", "--p-heuristic", "0", "--p-random", "0"],
+     "must be above 0: the pool has no snapshot"),
     ("widderkopf-train", ["--resume"], "--resume: no run in"),
     ("widderkopf-train", ["--out", "afile"], "exists and is not a folder"),
     ("widderkopf-distill", ["values", "--out", "v", "--shards", "1"], "invalid choice: 'values'"),
