@@ -225,18 +225,23 @@ def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_p
 
     script = tmp_path / "stuck.py"
     script.write_text(
-        "import argparse, threading, sys\n"
+        "import argparse, sys, time\n"
         "from widderkopf_env import cli\n"
         "cli.STOP_GRACE = 1.0\n"
         "def body():\n"
         "    print('ready', flush=True)\n"
         "    try:\n"
-        "        threading.Event().wait(60)\n"
+        "        time.sleep(60)\n"
         "    finally:\n"
-        "        threading.Event().wait(60)  # a shutdown that never wakes\n"
+        "        while True:  # a shutdown that never ends\n"
+        "            try:\n"
+        "                time.sleep(60)\n"
+        "            except KeyboardInterrupt:\n"
+        "                pass\n"
         "sys.exit(cli.run_cli(argparse.ArgumentParser(prog='stuck'), body))\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline() == "ready\n"
     t = time.monotonic()
     proc.send_signal(signal.SIGINT)
