@@ -83,16 +83,6 @@ def test_the_pool_draws_per_episode_by_the_mix_and_the_seed():
     assert not np.array_equal(obs, play(5)[0])
 
 
-@pytest.fixture
-def one_torch_thread():
-    import torch
-
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(saved)
-
-
 def test_widderkopf_train_self_play_on_the_native_env_resumes(tmp_path, one_torch_thread):
     out = tmp_path / "run"
     args = ["--out", str(out), "--n-envs", "16", "--vec-env", "native", "--self-play",

@@ -48,17 +48,6 @@ def test_sb3_api_masks_terminal_observations_and_seeding():
     env.close()
 
 
-@pytest.fixture
-def one_torch_thread():
-    """Two torch threads on a shared 2-core machine spend most of their time waiting."""
-    import torch
-
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(saved)
-
-
 def test_maskable_ppo_learns_a_few_thousand_steps(one_torch_thread):
     env = VecMonitor(WidderkopfSB3VecEnv(64, opponent="random", reward_shaping=True))
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=1024, n_epochs=1, seed=0,
