@@ -19,10 +19,15 @@ folder and records them (with their sha256) in ``recipe.json``:
 4. ``fit``: the card-value network (:func:`.value_fit.fit_values`), written with the
    policy as one network file, ``agent.npz`` (a :class:`~widderkopf_env.agents.net_agent.NetAgent`,
    as ``load_agent("net")``).
-5. ``evaluate``: the final duplicate results against the heuristic and the shipped
+5. ``values2`` and ``fit2`` (recipes with ``values2``): a second round in the manner of
+   DAgger. The agent of the first fit plays the games of more exact-value data, so the
+   data covers the positions its own play leads to, and the card-value network is
+   fitted again on both rounds' data. The first round's agent is
+   ``values/agent.npz``; the second's is ``agent.npz``.
+6. ``evaluate``: the final duplicate results against the heuristic and the shipped
    ``net``, and (recipes with ladder pairs) the ladder rating.
 
-After the clone, every PPO leg and the fit, the agent so far plays a fixed, seeded set
+After the clone, every PPO leg and each fit, the agent so far plays a fixed, seeded set
 of duplicate deals against the heuristic and the shipped ``net``: the strength against
 wall-clock time, written to ``curve.json`` and drawn in ``curve.png``. Wall-clock time
 counts every session of the run (evaluations included).
@@ -49,7 +54,7 @@ __all__ = ["RECIPES", "Recipe", "RunState", "curve_seed"]
 
 STATE = "recipe.json"
 AGENT = "agent.npz"
-STAGES = ("clone", "ppo", "values", "fit", "evaluate")
+STAGES = ("clone", "ppo", "values", "fit", "values2", "fit2", "evaluate")
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Recipe:
     that many tricks left, by heuristic rollouts down to it before, default 12;
     ``value_random``: the share of random moves in those games), fitted for ``value_epochs`` into a
     ``value_arch`` network that plays the cards of the last ``value_tricks`` tricks;
+    ``values2``: blocks of a second round played by that agent (empty: one round), the
+    network fitted again on both rounds for ``value_epochs2``;
     ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
     final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder)."""
 
@@ -81,6 +88,8 @@ class Recipe:
     value_arch: tuple = (256, 256)
     value_epochs: int = 8
     value_tricks: int = 8
+    values2: tuple = ()
+    value_epochs2: int = 8
     curve_pairs: int = 200
     final_pairs: int = 1000
     ladder_pairs: int = 0
@@ -89,9 +98,10 @@ class Recipe:
 RECIPES = {
     "demo": Recipe("demo"),
     "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  values=((100, 1000, 1, 8), (100, 250, 9, 12), (40, 100, 13, 17, 8)),
-                  value_arch=(512, 512, 256), value_epochs=10, value_tricks=17,
-                  final_pairs=1000, ladder_pairs=200),
+                  values=((50, 1000, 1, 8), (40, 250, 9, 12), (20, 100, 13, 17, 8)),
+                  value_arch=(512, 512, 256), value_epochs=6, value_tricks=17,
+                  values2=((50, 1000, 1, 8), (40, 250, 9, 12), (20, 100, 13, 17, 8)),
+                  value_epochs2=10, final_pairs=1000, ladder_pairs=200),
 }
 
 

@@ -110,6 +110,19 @@ def _exact(block: tuple) -> int:
     return block[4] if len(block) > 4 else 12
 
 
+def _positions(blocks: tuple) -> int:
+    """About how many positions value ``blocks`` give (for the shares of the progress
+    bar): about one per game and trick of the block."""
+    return sum(s * g * (hi - lo + 1) for s, g, lo, hi in (b[:4] for b in blocks))
+
+
+def _work(blocks: tuple) -> float:
+    """The expected work of value ``blocks`` in progress-bar units: an exact solve with
+    more than 8 tricks left costs about five times one with fewer."""
+    return sum(s * g * (1 + 4 * (8 < hi <= _exact(b)))
+               for b in blocks for s, g, _, hi in [b[:4]]) / 2000
+
+
 class Pipeline:
     """One session of a recipe run (see :func:`.recipe.run_recipe`)."""
 
@@ -125,11 +138,16 @@ class Pipeline:
                 log(msg)
 
         self.log = write
-        self.stages = [s for s in STAGES if s != "ppo" or recipe.ppo_steps > 0]
+        skip = {"ppo"} if recipe.ppo_steps <= 0 else set()
+        if not recipe.values2:
+            skip |= {"values2", "fit2"}
+        self.stages = [s for s in STAGES if s not in skip]
+        n1 = _positions(recipe.values)
         weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
-                   "values": sum(s * g * (1 + 4 * (8 < hi <= _exact(b)))
-                                 for b in recipe.values for s, g, _, hi in [b[:4]])
-                   / 2000, "fit": recipe.value_epochs / 3, "evaluate": 1.0}
+                   "values": _work(recipe.values), "fit": recipe.value_epochs / 3,
+                   "values2": _work(recipe.values2),
+                   "fit2": recipe.value_epochs2 / 3 * (n1 + _positions(recipe.values2))
+                   / max(n1, 1), "evaluate": 1.0}
         total = sum(weights[s] for s in self.stages)
         self.shares = {s: weights[s] / total for s in self.stages}
         self.bar = StageBar(self.shares, sys.stderr.isatty() if progress is None else progress)
@@ -230,10 +248,16 @@ class Pipeline:
         self.state.finish("ppo", [folder / "final_policy.npz"], started)
 
     def _values(self, started: float) -> None:
+        self._value_data("values", self.r.values, self.policy_file(), started)
+
+    def _values2(self, started: float) -> None:
+        self._value_data("values2", self.r.values2, self.fit_target("fit"), started)
+
+    def _value_data(self, stage: str, blocks: tuple, player: Path, started: float) -> None:
+        """Exact-value shards of ``blocks`` from the play of ``player`` (a network file)."""
         from .value_data import generate_values
 
-        r = self.r
-        total = sum(s for s, *_ in r.values)
+        total = sum(s for s, *_ in blocks)
         done = [0]
 
         def shard_done(msg: str) -> None:
@@ -243,39 +267,56 @@ class Pipeline:
                 self.bar.set(done[0] / total, "exact values")
 
         outputs = []
-        for i, block in enumerate(r.values):
+        for i, block in enumerate(blocks):
             shards, games, lo, hi = block[:4]
-            folder = self.path("values", f"{lo}-{hi}")
+            folder = self.path(stage, f"{lo}-{hi}")
             _remove_partial(folder)
-            generate_values(folder, shards, _small(derive_seed(self.seed, "values", i)),
-                            games, (lo, hi), str(self.policy_file()), r.value_random,
+            generate_values(folder, shards, _small(derive_seed(self.seed, stage, i)),
+                            games, (lo, hi), str(player), self.r.value_random,
                             _exact(block), workers=self.workers, log=shard_done)
             outputs += sorted(folder.glob("shard_*.npz"))
-        self.state.finish("values", outputs, started)
+        self.state.finish(stage, outputs, started)
+
+    def fit_target(self, stage: str) -> Path:
+        """The agent file a fit writes: the last fit's is the recipe's ``agent.npz``."""
+        if stage == "fit" and self.r.values2:
+            return self.path("values", AGENT)
+        return self.path(AGENT)
 
     def _fit(self, started: float) -> None:
+        self._fit_values("fit", [("values", self.r.values)], self.r.value_epochs, started,
+                         "card values")
+
+    def _fit2(self, started: float) -> None:
+        self._fit_values("fit2", [("values", self.r.values), ("values2", self.r.values2)],
+                         self.r.value_epochs2, started, "card values 2")
+
+    def _fit_values(self, stage: str, data: list, epochs: int, started: float,
+                    label: str) -> None:
+        """Fit the card-value network to the shards of ``data`` (``(stage, blocks)``) and
+        write it with the policy network as the stage's agent file."""
         from .distill_data import load_shards
         from .value_data import FIELDS
         from .value_fit import fit_values
 
         r = self.r
-        folders = [self.path("values", f"{b[2]}-{b[3]}") for b in r.values]
-        epochs = [0]
+        folders = [self.path(name, f"{b[2]}-{b[3]}") for name, blocks in data for b in blocks]
+        done = [0]
 
         def epoch_done(msg: str) -> None:
             self.log(msg)
             if msg.startswith("epoch "):
-                epochs[0] += 1
-                self.bar.set(epochs[0] / r.value_epochs, "card values")
+                done[0] += 1
+                self.bar.set(done[0] / epochs, label)
 
-        layers = fit_values(load_shards(folders, fields=FIELDS), r.value_arch, r.value_epochs,
+        layers = fit_values(load_shards(folders, fields=FIELDS), r.value_arch, epochs,
                             seed=self.seed, log=epoch_done)
         buf = io.BytesIO()
         save_policy(load_policy(self.policy_file()), buf, values=(layers, r.value_tricks))
-        target = self.path(AGENT)
+        target = self.fit_target(stage)
         write_atomic(target, buf.getvalue())
-        self.state.finish("fit", [target], started)
-        self._curve_point("card values", target)
+        self.state.finish(stage, [target], started)
+        self._curve_point(label, target)
 
     def _evaluate(self, started: float) -> None:
         agent = str(self.path(AGENT))
@@ -420,8 +461,9 @@ def build_parser():
 def _describe(r: Recipe) -> str:
     ppo = f", {r.ppo_steps:,} PPO steps{' (self-play)' if r.self_play else ''}" \
         if r.ppo_steps else ""
+    rounds = " in two rounds (the second from the agent's own play)" if r.values2 else ""
     return (f"{r.clone_shards * r.clone_matches:,} imitation matches{ppo}, card values "
-            f"for the last {r.value_tricks} tricks")
+            f"for the last {r.value_tricks} tricks{rounds}")
 
 
 def main(argv=None) -> int:

@@ -21,7 +21,8 @@ from widderkopf_env.train.run_folder import RunFolderError
 # a recipe small enough for a test: every stage runs, on a handful of games
 TINY = Recipe("tiny", clone_shards=2, clone_matches=2, clone_epochs=1,
               values=((2, 3, 1, 4), (1, 2, 16, 17, 4)), value_random=0.1,
-              value_epochs=1, value_tricks=17, curve_pairs=2, final_pairs=2)
+              value_epochs=1, value_tricks=17, values2=((1, 2, 1, 4),), value_epochs2=1,
+              curve_pairs=2, final_pairs=2)
 TINY_PPO = Recipe("tiny-ppo", clone_shards=1, clone_matches=1, clone_epochs=1,
                   ppo_steps=16384, ppo_legs=2, values=((1, 2, 1, 3),), value_epochs=1,
                   value_tricks=3, curve_pairs=1, final_pairs=1, ladder_pairs=1)
@@ -59,7 +60,8 @@ def test_the_recipe_ends_with_one_agent_file_and_its_figures(done):
     assert json.loads((out / "summary.json").read_text()) == summary
     assert summary["recipe"] == "tiny" and summary["final_pairs"] == 2
     assert set(summary["final"]) == {"heuristic", "net"}
-    assert list(summary["stage_seconds"]) == ["clone", "values", "fit", "evaluate"]
+    assert list(summary["stage_seconds"]) == ["clone", "values", "fit", "values2", "fit2",
+                                              "evaluate"]
     assert summary["wall_seconds"] >= sum(summary["stage_seconds"].values()) - 1
     assert any(line.startswith("stage values") for line in lines)
     assert (out / "recipe.log").read_text().splitlines() == lines
@@ -68,8 +70,9 @@ def test_the_recipe_ends_with_one_agent_file_and_its_figures(done):
 def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
     out, summary, *_ = done
     curve = summary["curve"]
-    assert [p["stage"] for p in curve] == ["clone", "card values"]
-    assert curve[0]["minutes"] < curve[1]["minutes"] <= summary["wall_seconds"] / 60 + 0.01
+    assert [p["stage"] for p in curve] == ["clone", "card values", "card values 2"]
+    minutes = [p["minutes"] for p in curve]
+    assert minutes == sorted(minutes) and minutes[-1] <= summary["wall_seconds"] / 60 + 0.01
     for p in curve:
         for opp in ("heuristic", "net"):
             r = p[opp]
@@ -84,7 +87,8 @@ def test_value_blocks_use_their_exact_depth_and_the_random_share(done):
     from widderkopf_env.observation import OFFSETS
 
     out, _, _, calls = done
-    assert [(a[4], a[6], a[7]) for a, _ in calls] == [((1, 4), 0.1, 12), ((16, 17), 0.1, 4)]
+    assert [(a[4], a[6], a[7]) for a, _ in calls] == [((1, 4), 0.1, 12), ((16, 17), 0.1, 4),
+                                                      ((1, 4), 0.1, 12)]
     rows = np.concatenate([np.load(f)["obs"] for f in (out / "values" / "16-17").glob("*.npz")])
     done_tricks = np.rint(rows[:, OFFSETS["tricks_done"][0]] * 17)
     assert len(rows) and set(done_tricks) <= {0, 1}
@@ -121,6 +125,19 @@ def test_an_unknown_expert_is_refused():
         generate_shard(0, seed=1, matches=1, expert="oracle")
 
 
+def test_the_second_round_is_played_by_the_first_rounds_agent(done):
+    """DAgger: the second round's games are played by the agent of the first fit, and
+    the last fit reads both rounds' data."""
+    out, _, lines, calls = done
+    players = [a[5] for a, _ in calls]
+    assert players == [str(out / "clone" / "policy.npz")] * 2 + [str(out / "values" / "agent.npz")]
+    assert isinstance(load_agent(players[2]), NetAgent)
+    first, second = (int(x.split()[0]) for x in lines if "positions from" in x)
+    sizes = {d: sum(len(np.load(f)["game"]) for f in (out / d).rglob("shard_*.npz"))
+             for d in ("values", "values2")}
+    assert (first, second) == (sizes["values"], sizes["values"] + sizes["values2"])
+
+
 def test_a_rerun_of_a_finished_run_redoes_nothing(done, tmp_path):
     out, summary, *_ = done
     before = _mtimes(out)
@@ -137,12 +154,12 @@ def test_a_damaged_output_is_redone_with_the_stages_after_it(tmp_path):
     agent.write_bytes(agent.read_bytes()[:-10] + b"0123456789")  # corrupted, same size
     lines = []
     recipe_run.run_recipe(TINY, out, seed=1, workers=1, progress=False, log=lines.append)
-    assert [x for x in lines if x.startswith("stage ")] == ["stage fit", "stage evaluate"]
+    assert [x for x in lines if x.startswith("stage ")] == ["stage fit2", "stage evaluate"]
     after = _mtimes(out)
     assert all(after[p] == t for p, t in before.items()
-               if "clone" in p.parts or "values" in p.parts)
+               if {"clone", "values", "values2"} & set(p.parts))
     assert load_agent(str(agent)) is not None
-    assert len(json.loads((out / "recipe.json").read_text())["curve"]) == 3
+    assert len(json.loads((out / "recipe.json").read_text())["curve"]) == 4
 
 
 def test_a_stop_in_a_stage_goes_on_from_there(tmp_path, monkeypatch):
@@ -164,7 +181,8 @@ def test_a_stop_in_a_stage_goes_on_from_there(tmp_path, monkeypatch):
     lines = []
     summary = recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False,
                                     log=lines.append)
-    assert [x for x in lines if x.startswith("stage ")] == ["stage fit", "stage evaluate"]
+    assert [x for x in lines if x.startswith("stage ")] == ["stage fit", "stage values2",
+                                                            "stage fit2", "stage evaluate"]
     assert _mtimes(out / "clone") == kept
     assert summary["wall_seconds"] >= state["seconds"]
 
