@@ -48,7 +48,8 @@ def main(argv=None) -> int:
 
 
 def _run(args) -> int:
-    from .recipe_run import report, run_recipe
+    from .recipe_cli import report
+    from .recipe_run import run_recipe
 
     out = args.out
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())

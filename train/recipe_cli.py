@@ -1,0 +1,98 @@
+"""The command line of a recipe run, ``widderkopf-train --recipe NAME``
+(:func:`.recipe_run.run_recipe`), and its closing report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import run_folder
+from .recipe import Recipe
+from .recipe_run import run_recipe
+
+__all__ = ["build_parser", "main", "report"]
+
+
+def build_parser():
+    import argparse
+
+    from widderkopf_env.cli import DefaultsHelp, add_version, integer
+    from widderkopf_env.seeding import default_workers
+
+    from .recipe import RECIPES
+
+    p = argparse.ArgumentParser(
+        prog="widderkopf-train --recipe", formatter_class=DefaultsHelp,
+        description="Make an agent from nothing with one command: imitation of the heuristic, "
+                    "exact card values, evaluation; the result is OUT/agent.npz.",
+        epilog="Rerunning the same command after a stop goes on where it stopped. Recipes: "
+               + "; ".join(f"{name}: {_describe(r)}" for name, r in RECIPES.items()) + ".")
+    p.add_argument("--recipe", choices=list(RECIPES), required=True, help="the recipe")
+    p.add_argument("--out", type=Path, default=None, help="run folder (default runs/RECIPE)")
+    p.add_argument("--seed", type=integer(0), default=0, help="run seed")
+    p.add_argument("--workers", type=integer(1), default=default_workers(),
+                   help="processes of the data stages and evaluations")
+    p.add_argument("--force-restart", action="store_true",
+                   help="delete the run in --out and start afresh")
+    p.add_argument("--no-progress-bar", dest="progress", action="store_false",
+                   help="no progress bar (the stages' lines are in OUT/recipe.log)")
+    p.set_defaults(progress=None)
+    add_version(p)
+    return p
+
+
+def _describe(r: Recipe) -> str:
+    ppo = f", {r.ppo_steps:,} PPO steps{' (self-play)' if r.self_play else ''}" \
+        if r.ppo_steps else ""
+    rounds = " in two rounds (the second from the agent's own play)" if r.values2 else ""
+    return (f"{r.clone_shards * r.clone_matches:,} imitation matches{ppo}, card values "
+            f"for the last {r.value_tricks} tricks{rounds}")
+
+
+def main(argv=None) -> int:
+    """``widderkopf-train --recipe NAME``; returns the exit status (2: a usage error or a
+    folder that cannot be used; 130 after Ctrl-C)."""
+    from widderkopf_env.cli import UsageError, require_train_extra, run_cli
+
+    from .recipe import RECIPES
+
+    p = build_parser()
+
+    def body() -> int:
+        args = p.parse_args(argv)
+        out = args.out if args.out is not None else Path("runs") / args.recipe
+        recipe = RECIPES[args.recipe]
+        require_train_extra("widderkopf-train --recipe")
+        print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
+              f"output in {out}/", flush=True)
+        try:
+            summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
+                                 args.progress)
+        except run_folder.RunFolderError as err:
+            raise UsageError(str(err)) from None
+        print(report(summary))
+        return 0
+
+    return run_cli(p, body, lambda _exc: "stopped; the same command goes on from there")
+
+
+def report(summary: dict) -> str:
+    """The summary as text: the curve, the stages' times, the final figures."""
+    def fmt(r):
+        return f"{r['mean']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]"
+
+    lines = ["", f"Strength against time ({summary['curve'][0]['heuristic']['pairs']} pairs "
+                 "per point; game points per hand, 95% CI):" if summary["curve"] else "",
+             f"  {'minutes':>7}  {'after':<16}  {'vs heuristic':<24}  vs net"]
+    for pt in summary["curve"]:
+        lines.append(f"  {pt['minutes']:7.1f}  {pt['stage']:<16}  {fmt(pt['heuristic']):<24}  "
+                     f"{fmt(pt['net'])}")
+    stages = ", ".join(f"{k} {v:.0f} s" for k, v in summary["stage_seconds"].items())
+    lines += ["", f"Stages: {stages}; {summary['wall_seconds'] / 60:.1f} min in all."]
+    if summary["final"]:
+        lines.append(f"{summary['agent']} over {summary['final_pairs']} duplicate pairs: "
+                     + ", ".join(f"vs {o} {fmt(r)}" for o, r in summary["final"].items()))
+    if summary["ladder"]:
+        lo, hi = summary["ladder"]["ci95"]
+        lines.append(f"Ladder rating {summary['ladder']['rating']:.0f} [{lo:.0f}, {hi:.0f}] "
+                     "(random = 0).")
+    return "\n".join(lines)
