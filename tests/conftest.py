@@ -7,11 +7,11 @@ import pytest
 
 @pytest.fixture
 def one_torch_thread():
-    """Two torch threads on a shared 2-core machine spend most of their time waiting."""
+    """The test runs with torch on one thread; the previous thread count is restored
+    after it."""
     import torch
 
     saved = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(saved)
-

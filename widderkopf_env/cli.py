@@ -274,7 +274,7 @@ def _say(parser, message: str, status: int, newline: bool = False) -> int:
 
 
 @contextmanager
-def _interrupts_in_this_process_only(prog: str = "", grace: float = 30.0):
+def _interrupts_in_this_process_only(prog: str, grace: float):
     """Ctrl-C reaches every process of the terminal's process group, worker processes
     included (the arena's pool, SubprocVecEnv). Inside this block only this process
     raises ``KeyboardInterrupt``; forked workers ignore SIGINT and are ended by this
