@@ -32,33 +32,16 @@ import sys
 
 from widderkopf_env.agent import reset_agent
 from widderkopf_env.cards import (
-    ESCALATE,
-    NUM_CARDS,
-    PASS,
-    POINTS,
-    SUIT_GLYPHS,
-    SUITS,
-    TRUMP_ACTION,
     VARIANTS,
-    card_glyph,
-    parse_card,
-    trick_winner_offset,
 )
 from widderkopf_env.checks import MAX_HANDS
 from widderkopf_env.cli import add_version, integer, run_cli
 from widderkopf_env.render import describe_action
-from widderkopf_env.rules import Game, Phase
+from widderkopf_env.rules import Game
 
 from .cli_args import add_safe, agent_help, agent_spec, load_agents
+from .play_moves import completed_trick, hand_lines, parse_move, trick_line
 
-SUIT_WORDS = {
-    **{s.lower(): i for i, s in enumerate(SUITS)}, **{g: i for i, g in enumerate(SUIT_GLYPHS)},
-    "clubs": 0, "club": 0, "spades": 1, "spade": 1, "hearts": 2, "heart": 2,
-    "diamonds": 3, "diamond": 3,
-}
-ESCALATE_WORDS = {"crack", "escalate", "recrack", "crackback", "corner", "around",
-                  "crack around the corner", "e", "x"}
-PASS_WORDS = {"pass", "p", "no", "n"}
 QUIT_WORDS = {"quit", "exit", "q"}
 HELP_TEXT = ("Enter a card (QC, 10d, td, 7h), the number shown next to a move, 'crack' or "
              "'pass', or a suit name when naming trumps. 'help' shows this, 'quit' stops.")
@@ -66,50 +49,6 @@ HELP_TEXT = ("Enter a card (QC, 10d, td, 7h), the number shown next to a move, '
 
 class Quit(Exception):
     """The player asked to stop, or input ended."""
-
-
-def parse_move(text: str, view) -> int:
-    """The action id ``text`` names in ``view``; ``ValueError`` saying why not."""
-    legal = view.legal_actions()
-    word = " ".join(text.strip().lower().split())
-    if not word:
-        raise ValueError("please enter a move")
-    if word.isdigit():
-        if int(word) in legal:
-            return int(word)
-        raise ValueError(f"{word} is not one of the move numbers shown")
-    if word in ESCALATE_WORDS:
-        if ESCALATE in legal:
-            return ESCALATE
-        if view.phase in (Phase.TRUMP, Phase.DISCARD):
-            raise ValueError("escalating starts with the card play (R11): name trumps and "
-                             "discard first")
-        raise ValueError("you may not escalate now")
-    if word in PASS_WORDS:
-        if PASS in legal:
-            return PASS
-        raise ValueError("there is nothing to pass on now")
-    if view.phase == Phase.TRUMP:
-        suit = SUIT_WORDS.get(word.removeprefix("trump").strip())
-        if suit is not None:
-            return TRUMP_ACTION + suit
-        raise ValueError("name a trump suit: clubs, spades, hearts or diamonds")
-    try:
-        card = parse_card(word)
-    except ValueError:
-        raise ValueError(f"{text.strip()!r} is not a move (type 'help' to see how to enter "
-                         "one)") from None
-    if card in legal:
-        return card
-    if view.phase == Phase.DISCARD:
-        raise ValueError(f"{card_glyph(card)} is not in your hand (discard from your hand)")
-    if view.phase != Phase.PLAY:
-        raise ValueError("answer the escalation: 'crack' or 'pass'")
-    if not (view.playable >> card) & 1:
-        raise ValueError(f"{card_glyph(card)} is not playable: play from your hand or your "
-                         "face-up cards")
-    raise ValueError(f"{card_glyph(card)} does not follow: you must follow the card led "
-                     "if you can (queens and jacks are trumps)")
 
 
 class Session:
@@ -160,13 +99,7 @@ class Session:
                 action = self.bot.act(view)
                 self.say(describe_action(action, view.phase, view.level, "Opponent",
                                          hide_discard=True) + ".")
-            # A card on a led card completes a trick: report it (the engine may already have
-            # dealt the next hand, and cleared its tricks, once apply() returns).
-            trick = None
-            if view.phase == Phase.PLAY and action < NUM_CARDS and view.lead >= 0:
-                leader, led = view.leader, view.lead
-                trick = (leader, led, action,
-                         leader ^ trick_winner_offset(view.trump, led, action))
+            trick = completed_trick(view, action)
             hands = len(g.results)
             g.apply(action)
             if trick is not None:
@@ -179,30 +112,13 @@ class Session:
 
 
     def report_trick(self, trick) -> None:
-        leader, led, other, winner = trick
-        me = self.seat
-        first = "you" if leader == me else "the opponent"
-        who = "You take" if winner == me else "The opponent takes"
-        self.say(f"Trick: {first} led {card_glyph(led)}, then {card_glyph(other)}. "
-                 f"{who} it ({POINTS[led] + POINTS[other]} points).")
+        self.say(trick_line(trick, self.seat))
 
     def report_hand(self, r) -> None:
-        me = self.seat
-        won = "You win" if r.winner == me else "The opponent wins"
-        v = self.game.variant
-        extra = (f" schwarz (all {v.total_points})" if r.schwarz else
-                 f" schneider ({v.schneider_points}+)" if r.schneider else "")
-        self.say(f"\n=== Hand {r.hand + 1} over. {won}{extra}. ===")
-        notes = []
-        if r.discards[me] >= 0:  # a variant without piles has no discards
-            notes.append(f"discards: yours {card_glyph(r.discards[me])} went to the opponent, "
-                         f"theirs {card_glyph(r.discards[1 - me])} to you")
-        if r.spitzer >= 0:  # -1: a variant without the Spitzer
-            notes.append(f"Spitzer to {'you' if r.spitzer == me else 'the opponent'}")
-        self.say(f"Card points: you {r.card_points[me]}, opponent {r.card_points[1 - me]}"
-                 + (f" ({'; '.join(notes)})" if notes else "") + ".")
-        self.say(f"Value: {r.value} game point(s) (crack level {r.crack_level}). "
-                 f"Match score: you {r.scores[me]}, opponent {r.scores[1 - me]}.")
+        first, *rest = hand_lines(r, self.seat, self.game.variant)
+        self.say(f"\n=== {first} ===")
+        for line in rest:
+            self.say(line)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from widderkopf_env.atomic import write_atomic
 
 from .run_folder import RunFolderError, artefacts
 from .run_folder import remove_temporaries_in as remove_stale_temporaries
@@ -53,40 +54,7 @@ def paths(directory: Path, steps: int) -> tuple[Path, Path]:
     return stem.with_suffix(".zip"), Path(f"{stem}.state.npz")
 
 
-# --- atomic writes -----------------------------------------------------------------------------
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` holds either its old content or all of
-    ``data``, also after a crash or power loss: temporary file in the same folder, flush,
-    fsync, rename, fsync of the folder."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (POSIX; a no-op where folders cannot be
-    opened, as on Windows)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
+# --- atomic writes: widderkopf_env.atomic.write_atomic (imported above) -------------------
 
 def save_model(model, path: Path) -> str:
     """``model.save`` to ``path`` atomically (see :func:`write_atomic`); returns the

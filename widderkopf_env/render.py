@@ -134,7 +134,8 @@ def render_game(game, reveal: bool = False) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _action_label(action: int, view) -> str:
+def action_label(action: int, view) -> str:
+    """A legal move of ``view`` in a few words: ``"Q♣"``, ``"trump ♥"``, ``"Crack"``, ``"pass"``."""
     if action < NUM_CARDS:
         return card_glyph(action)
     if action < TRUMP_ACTION + 4:
@@ -168,7 +169,7 @@ def describe_action(action: int, phase: int, level: int, who: str,
 
 def legal_moves_text(view) -> str:
     """``"[3] Q♣  [40] Crack ..."``: the legal moves of a view with their action ids."""
-    return "  ".join(f"[{a}] {_action_label(a, view)}" for a in view.legal_actions())
+    return "  ".join(f"[{a}] {action_label(a, view)}" for a in view.legal_actions())
 
 
 def render_view(view) -> str:

@@ -39,9 +39,10 @@ def _after(game: Game, hands_before: int) -> str:
     return "; ".join(notes)
 
 
-def frames(game: Game) -> dict:
+def frames(game: Game, stop: int | None = None) -> dict:
     """The pictures and captions of every step, step ``i`` being the table after the first
-    ``i`` decisions of ``game``, as the page's script gets them.
+    ``i`` decisions of ``game`` (up to ``stop`` decisions; all by default), as the page's
+    script gets them.
 
     Pictures repeat most of their elements from step to step, so each distinct SVG element
     is stored once, in ``parts``; per view, ``head`` is the opening ``<svg>`` tag and
@@ -68,7 +69,7 @@ def frames(game: Game) -> dict:
             entry["caption"].append(captions[viewer])
 
     snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
-    for action in game.history:
+    for action in game.history[:stop]:
         who = replay.current
         text = {viewer: describe_action(action, replay.phase, replay.level, f"player_{who}",
                                         hide_discard=viewer not in (None, who))
