@@ -1,7 +1,9 @@
 """``widderkopf-play``: play Widderkopf in the terminal against a bot.
 
     widderkopf-play [--opponent heuristic] [--hands N] [--seat 0|1] [--seed S]
-                    [--variant NAME]
+                    [--variant NAME] [--web [--no-browser] [--host H] [--port P]]
+
+``--web`` plays at a table in the browser instead (:mod:`.web_play`).
 
 Each time it is your turn the table is shown as you may see it (your hand, both players'
 face-up cards, the trick) with your legal moves and their numbers, e.g. ``[3] Q♣``.
@@ -35,7 +37,7 @@ from widderkopf_env.cards import (
     VARIANTS,
 )
 from widderkopf_env.checks import MAX_HANDS
-from widderkopf_env.cli import add_version, integer, run_cli
+from widderkopf_env.cli import UsageError, add_version, integer, run_cli
 from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game
 
@@ -138,6 +140,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=list(VARIANTS), default="full",
                    help="the variant dealt (default full; a name in widderkopf_env.VARIANTS)")
     add_safe(p)
+    web = p.add_argument_group("browser table", "play in your browser instead: a local server "
+                               "(widderkopf_env.agents.web_play)")
+    web.add_argument("--web", action="store_true",
+                     help="serve the table on this machine and open it in the browser")
+    web.add_argument("--no-browser", action="store_true",
+                     help="with --web: only print the table's address")
+    web.add_argument("--host", default=None,
+                     help="with --web: the address to serve on (default 127.0.0.1)")
+    web.add_argument("--port", type=integer(0, 65535), default=None,
+                     help="with --web: the port (default 0: a free one)")
+    web.add_argument("--no-record", action="store_true",
+                     help="with --web: do not record the matches in the data folder "
+                          "($XDG_DATA_HOME/widderkopf-env, default ~/.local/share/...)")
     add_version(p)
     return p
 
@@ -151,6 +166,15 @@ def main(argv=None, stdin=None, stdout=None) -> int:
 
 
 def _run(args, stdin, stdout) -> int:
+    if args.web:
+        from .web_play import run_web
+
+        return run_web(args, stdout)
+    given = [o for o, v in (("--no-browser", args.no_browser), ("--host", args.host),
+                            ("--port", args.port), ("--no-record", args.no_record))
+             if v is not None and v is not False]
+    if given:
+        raise UsageError(f"{', '.join(given)} go with --web")
     [bot] = load_agents(args.opponent, safe=args.safe)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     game = Game.new(seed=seed, num_hands=args.hands, variant=args.variant)

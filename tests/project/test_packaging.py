@@ -117,6 +117,8 @@ def test_subpackages_are_mapped(wheel: BuiltWheel) -> None:
     assert "widderkopf_env/vector/__init__.py" in wheel.names
     assert "widderkopf_env/rllib/__init__.py" in wheel.names
     assert "widderkopf_env/agents/ppo_policy.npz" in wheel.names  # the shipped policy
+    for page in ("web_table.html", "web_table.js", "web_table.css"):  # the browser table
+        assert f"widderkopf_env/agents/{page}" in wheel.names
 
 
 def test_console_scripts_declared(wheel: BuiltWheel) -> None:

@@ -1,0 +1,338 @@
+"""``widderkopf-play --web``: play the bots at a card table in your browser.
+
+    widderkopf-play --web [--no-browser] [--host 127.0.0.1] [--port 0] [--no-record]
+                    [--opponent heuristic] [--hands N] [--seat 0|1] [--seed S] [--variant V]
+
+A local HTTP server (the standard library's ``ThreadingHTTPServer``) keeps every game;
+the page (``web_table.html``, ``.js``, ``.css``, package data: no network, no web fonts)
+shows what :meth:`~.web_match.WebMatch.state` returns and sends the moves. Each load of
+the page opens a session: one match at a time, then a new one.
+
+The security model of a local server:
+
+- Only the address it was started on: a request whose ``Host`` header is not exactly
+  that ``host:port`` is refused (421), so a web page whose name an attacker points at
+  127.0.0.1 (DNS rebinding) gets nothing.
+- The page is served only at the printed address, which holds a random key; each load
+  of it opens a session whose random token is written into the page, and every API
+  request must carry that token in the ``X-Widderkopf-Token`` header. No cookie and no
+  CORS header: another site's script can neither send that header nor read an answer,
+  and another local user cannot act without the key.
+- At most :data:`MAX_SESSIONS` sessions (opening one more closes the one idle longest)
+  and request bodies of at most :data:`MAX_BODY` bytes.
+- A malformed, oversized, unauthorised or stale request (a move sent for an earlier step,
+  such as a repeated request) gets a 4xx status with a one-line JSON reason and changes
+  nothing. Ctrl-C stops the server (exit status 130).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import socket
+import sys
+import threading
+import webbrowser
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from urllib.parse import parse_qs, urlsplit
+
+from widderkopf_env.agent import reset_agent
+from widderkopf_env.canvas import svg_symbols
+from widderkopf_env.cli import UsageError, io_error
+from widderkopf_env.picture import CARD_H, CARD_W, SYMBOLS
+from widderkopf_env.rules import Game
+from widderkopf_env.seeding import derive_seed
+
+from .web_match import MoveRefused, StaleMove, WebMatch
+from .web_record import MatchRecord, match_entry
+
+MAX_SESSIONS = 8  #: open sessions (page loads) at a time
+MAX_BODY = 4096  #: bytes in a request body
+TOKEN_HEADER = "X-Widderkopf-Token"
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+@dataclass
+class TableConfig:
+    """What every match of a server is: the bot (``make_bot()`` a fresh one, shown as
+    ``opponent``), the human's seat, the match's hands and variant, the seed (None:
+    random), the record. ``new_game(n)``, if given, makes match ``n``'s game and seed
+    (tests give scripted deals)."""
+
+    opponent: str
+    make_bot: object
+    seat: int = 0
+    hands: int = 1
+    variant: str = "full"
+    seed: int | None = None
+    record: MatchRecord | None = None
+    new_game: object = None
+
+    def game(self, n: int):
+        """Match ``n``'s game and deal seed (match 0 plays ``seed`` itself, so that the
+        terminal game's ``--seed`` deals the same)."""
+        if self.new_game is not None:
+            return self.new_game(n)
+        if self.seed is None:
+            seed = secrets.randbits(32)
+        else:
+            seed = self.seed if n == 0 else derive_seed(self.seed, "web-match", n) >> 31
+        return Game.new(seed=seed, num_hands=self.hands, variant=self.variant), seed
+
+
+class Session:
+    """One page load: its token, its bot and its current match (guarded by ``lock``)."""
+
+    def __init__(self, config: TableConfig):
+        self.config, self.lock = config, threading.Lock()
+        self.token = secrets.token_urlsafe(24)
+        self.nonce = secrets.token_urlsafe(12)
+        self.bot = config.make_bot()
+        self.number = -1
+        self.match: WebMatch | None = None
+        self.new_match()
+
+    def new_match(self) -> None:
+        c = self.config
+        self.number += 1
+        game, seed = c.game(self.number)
+        reset_agent(self.bot, seed)
+        self.match = WebMatch(game, c.seat, self.bot, c.opponent, seed)
+        self._finish()
+
+    def _finish(self) -> None:
+        """Record a match that just ended and rate the record."""
+        m, record = self.match, self.config.record
+        if not m.over or m.rating is not None or record is None:
+            return
+        saved = None
+        if m.failed is None:
+            try:
+                record.add(match_entry(m.game, m.seat, m.opponent, m.seed))
+            except OSError as err:
+                saved = f"the match could not be recorded: {io_error(err)}"
+        m.rating = record.rating() | {"recorded": str(record.path) if record.path else None,
+                                      "save_error": saved}
+
+    def state(self) -> dict:
+        return {"match": self.number} | self.match.state()
+
+    def move(self, body: dict) -> dict:
+        self.match.act(body.get("step"), body.get("action"), body.get("text"))
+        self._finish()
+        return self.state()
+
+    def new(self, body: dict) -> dict:
+        if body.get("match") != self.number:
+            raise StaleMove(f"a new match was asked for from match {body.get('match')!r}, "
+                            f"but this page is at match {self.number}: a repeated or "
+                            "out-of-date request")
+        self.new_match()
+        return self.state()
+
+
+class HttpError(Exception):
+    """A refused request: its status and a one-line reason."""
+
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status = status
+
+
+class TableServer(ThreadingHTTPServer):
+    """The server of :mod:`.web_play` (:data:`allowed_host` is its ``host:port``)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, config: TableConfig, host: str = "127.0.0.1", port: int = 0):
+        if host in WILDCARDS:
+            raise UsageError(f"--host {host!r} listens on every address, and a page is "
+                             "served only to the one address it was started on: give "
+                             "that address (default 127.0.0.1)")
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, port), Handler)
+        self.config, self.key = config, secrets.token_urlsafe(24)
+        name = f"[{host}]" if ":" in host else host
+        self.allowed_host = f"{name}:{self.server_address[1]}"
+        self.url = f"http://{self.allowed_host}/?key={self.key}"
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
+        self.sessions_lock = threading.Lock()
+
+    def open_session(self) -> Session:
+        session = Session(self.config)
+        with self.sessions_lock:
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.popitem(last=False)  # the one idle longest
+            self.sessions[session.token] = session
+        return session
+
+    def session(self, token) -> Session:
+        with self.sessions_lock:
+            session = self.sessions.get(token) if isinstance(token, str) else None
+            if session is None:
+                raise HttpError(403, f"missing or unknown {TOKEN_HEADER}: reload the page "
+                                     "from the address widderkopf-play printed")
+            self.sessions.move_to_end(token)
+            return session
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def _symbols() -> str:
+    return svg_symbols(SYMBOLS, (CARD_W, CARD_H))
+
+
+def page(session: Session) -> str:
+    """The HTML page of ``session``: its token, the card pictures, the script and style."""
+    parts = {"TOKEN": session.token, "NONCE": session.nonce, "SYMBOLS": _symbols(),
+             "STYLE": _asset("web_table.css"), "SCRIPT": _asset("web_table.js")}
+    html = _asset("web_table.html")
+    for key, value in parts.items():
+        html = html.replace("{{" + key + "}}", value)
+    return html
+
+
+class Handler(BaseHTTPRequestHandler):
+    """The requests of one connection (see the module documentation for what is refused)."""
+
+    server: TableServer
+    timeout = 15  # seconds a connection may take to send its request
+    server_version = "widderkopf-play"
+    sys_version = ""
+
+    def log_message(self, format, *args):  # no line per request on the terminal
+        pass
+
+    def _send(self, status: int, body: bytes, ctype: str, csp: str = "default-src 'none'"):
+        self.send_response(status)
+        for name, value in (("Content-Type", ctype), ("Content-Length", str(len(body))),
+                            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+                            ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+                            ("Content-Security-Policy", csp), ("Connection", "close")):
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, data: dict) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False).encode(),
+                   "application/json; charset=utf-8")
+
+    def _check_host(self) -> None:
+        if self.headers.get("Host") != self.server.allowed_host:
+            raise HttpError(421, f"this server answers only requests for "
+                                 f"{self.server.allowed_host} (Host header "
+                                 f"{self.headers.get('Host')!r})")
+
+    def do_GET(self):
+        try:
+            self._check_host()
+            url = urlsplit(self.path)
+            if url.path != "/":
+                raise HttpError(404, f"no page {url.path!r}: open the address "
+                                     "widderkopf-play printed")
+            key = parse_qs(url.query).get("key", [""])[0]
+            if not secrets.compare_digest(key.encode(), self.server.key.encode()):
+                raise HttpError(403, "missing or wrong key: open the address "
+                                     "widderkopf-play printed")
+            session = self.server.open_session()
+        except HttpError as err:
+            return self._json(err.status, {"error": str(err)})
+        n = session.nonce
+        self._send(200, page(session).encode(), "text/html; charset=utf-8",
+                   f"default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; "
+                   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
+                   "form-action 'none'; frame-ancestors 'none'")
+
+    do_HEAD = do_GET
+
+    def _body(self) -> dict:
+        if "Transfer-Encoding" in self.headers:
+            raise HttpError(411, "send the body with a Content-Length, not chunked")
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise HttpError(411, "a Content-Length header is required")
+        if not length.isdigit():
+            raise HttpError(400, f"Content-Length must be a number of bytes, got {length!r}")
+        if int(length) > MAX_BODY:
+            raise HttpError(413, f"the body may hold at most {MAX_BODY} bytes, got {length}")
+        raw = self.rfile.read(int(length))
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise HttpError(400, "the body must be a JSON object") from None
+        if not isinstance(body, dict):
+            raise HttpError(400, "the body must be a JSON object")
+        return body
+
+    def do_POST(self):
+        routes = {"/api/state": lambda s, b: s.state(), "/api/move": Session.move,
+                  "/api/new": Session.new,
+                  "/api/review": lambda s, b: s.match.review(b.get("hand"))}
+        try:
+            self._check_host()
+            session = self.server.session(self.headers.get(TOKEN_HEADER))
+            route = routes.get(self.path)
+            if route is None:
+                raise HttpError(404, f"no API {self.path!r}: one of {', '.join(routes)}")
+            body = self._body()
+            with session.lock:
+                try:
+                    data = route(session, body)
+                except StaleMove as err:
+                    raise HttpError(409, str(err)) from None
+                except MoveRefused as err:
+                    raise HttpError(422, str(err)) from None
+        except HttpError as err:
+            return self._json(err.status, {"error": str(err)})
+        self._json(200, data)
+
+    def _refuse_method(self):
+        self._json(405, {"error": f"{self.command} is not served: GET the page, POST to the API"})
+
+    do_PUT = do_DELETE = do_OPTIONS = do_PATCH = _refuse_method
+
+
+def serve(config: TableConfig, host: str = "127.0.0.1", port: int = 0,
+          browser: bool = True, out=None) -> int:
+    """Run the table until Ctrl-C: print its address and open it in the browser."""
+    out = sys.stdout if out is None else out
+    try:
+        server = TableServer(config, host, port)
+    except OSError as err:
+        raise UsageError(f"cannot serve on {host}:{port}: {io_error(err)}") from None
+    with server:
+        print(f"Widderkopf table against {config.opponent}: {server.url}", file=out)
+        print("Open that address in your browser; Ctrl-C stops the table.", file=out)
+        if config.record is not None and config.record.path is not None:
+            print(f"Matches are recorded in {config.record.path} (--no-record: not).", file=out)
+        out.flush()
+        if browser:
+            threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+        server.serve_forever(poll_interval=0.2)
+    return 0
+
+
+def run_web(args, out=None) -> int:
+    """``widderkopf-play --web`` from the parsed command line (:mod:`.play_cli`)."""
+    from .cli_args import load_agents
+    from .web_record import FILE_NAME, data_dir
+
+    load_agents(args.opponent, safe=args.safe)  # a spec that does not load ends here
+    record = MatchRecord(None if args.no_record else data_dir() / FILE_NAME)
+    config = TableConfig(
+        opponent=args.opponent, seat=args.seat, hands=args.hands, variant=args.variant,
+        seed=args.seed, record=record,
+        make_bot=lambda: load_agents(args.opponent, safe=args.safe)[0])
+    return serve(config, args.host or "127.0.0.1", args.port or 0,
+                 browser=not args.no_browser, out=out)
