@@ -52,6 +52,7 @@ class Client:
                     conn.putheader(name, value)
             conn.endheaders(body)
             response = conn.getresponse()
+            self.last_headers = dict(response.getheaders())
             return response.status, response.read()
         finally:
             conn.close()
