@@ -12,7 +12,8 @@ A hand that is over is public: every card of it has been played to a trick, exce
 two discards, which lie in the capture piles counted for the result (R17) and are named
 in it. :meth:`WebMatch.review` gives such a hand's replay (:func:`widderkopf_env.replay.frames`
 of that hand alone) and what the bot saw: its view and its choice at each of its
-decisions. It refuses a hand that is not over; a hand cut short by a failed bot never is.
+decisions (the views the bot was given). It refuses a hand that is not over; a hand cut
+short by a failed bot never is.
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ from widderkopf_env.engine_types import Phase
 from widderkopf_env.picture import svg_of, table_of_view
 from widderkopf_env.render import action_label, describe_action
 from widderkopf_env.replay import frames
-from widderkopf_env.rules import Game, deal_to_spec
+from widderkopf_env.rules import Game
 
 from .play_moves import completed_trick, hand_lines, parse_move, trick_line
 
-_YOU = {"discards": "discard", "plays": "play", "names": "name", "says": "say"}
+_YOU = {"discards": "discard", "plays": "play", "names": "name", "says": "say", "passes": "pass"}
 #: The keys that play the legal moves, in the order the moves are listed.
 KEYS = "123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -111,8 +112,8 @@ class WebMatch:
         g, me = self.game, self.seat
         view = g.view(me)  # the human's view before the move: the words use it only
         if g.current == me:
-            verb, rest = describe_action(action, view.phase, view.level, "").split(maxsplit=1)
-            self.events.append(f"You {_YOU.get(verb, verb)} {rest}.")
+            verb, *rest = describe_action(action, view.phase, view.level, "").split(maxsplit=1)
+            self.events.append(" ".join(["You", _YOU.get(verb, verb), *rest]) + ".")
         else:
             self.events.append(describe_action(action, view.phase, view.level, "The bot",
                                                hide_discard=True) + ".")
@@ -161,23 +162,22 @@ class WebMatch:
                     "hand 0 is" if results else "no hand is")
             raise MoveRefused(f"hand {hand!r} cannot be shown: only a hand that is over is "
                               f"public, and {done} over")
-        r = results[hand]
-        actions = self.game.history[self.hand_starts[hand]:self.hand_starts[hand + 1]]
-        before = results[hand - 1].scores if hand else self.game.initial_scores
-        g = Game.from_deal(deal_to_spec(self.game.deals[hand]), dealer=r.dealer, seed=0,
-                           scores=before, variant=self.game.variant)
+        start, end = self.hand_starts[hand], self.hand_starts[hand + 1]
+        g = self.game.replay(start)
         decisions = []
-        for i, a in enumerate(actions):
+        for i, a in enumerate(self.game.history[start:end]):
             if g.current != self.seat:
                 view = g.view(g.current)
                 decisions.append({
                     "step": i, "choice": describe_action(a, view.phase, view.level, "The bot"),
                     "legal": [action_label(x, view) for x in view.legal_actions()]})
             g.apply(a)
-        # after a tie the one-hand game deals on: the replay stops before that deal
-        pictures = frames(g, stop=len(actions) if g.is_over else len(actions) - 1)
+        # the table after the hand's last card shows the next hand's deal, unless the
+        # match is over: the replay stops at the last decision then
+        last = end if g.is_over else end - 1
+        pictures = frames(self.game, start=start, stop=last)
         return {"hand": hand, "seat": self.seat, "bot": f"player_{1 - self.seat}",
-                "result": hand_lines(r, self.seat, self.game.variant),
+                "result": hand_lines(results[hand], self.seat, self.game.variant),
                 "frames": pictures, "decisions": decisions}
 
 

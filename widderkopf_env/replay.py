@@ -39,10 +39,10 @@ def _after(game: Game, hands_before: int) -> str:
     return "; ".join(notes)
 
 
-def frames(game: Game, stop: int | None = None) -> dict:
+def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
     """The pictures and captions of every step, step ``i`` being the table after the first
-    ``i`` decisions of ``game`` (up to ``stop`` decisions; all by default), as the page's
-    script gets them.
+    ``i`` decisions of ``game``, as the page's script gets them: steps ``start`` to ``stop``
+    (default: all), ``frames[j]`` being step ``start + j``.
 
     Pictures repeat most of their elements from step to step, so each distinct SVG element
     is stored once, in ``parts``; per view, ``head`` is the opening ``<svg>`` tag and
@@ -68,8 +68,9 @@ def frames(game: Game, stop: int | None = None) -> dict:
             entry["frames"].append([parts.setdefault(e, len(parts)) for e in elements])
             entry["caption"].append(captions[viewer])
 
-    snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
-    for action in game.history[:stop]:
+    if start == 0:
+        snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
+    for step, action in enumerate(game.history[:stop], start=1):
         who = replay.current
         text = {viewer: describe_action(action, replay.phase, replay.level, f"player_{who}",
                                         hide_discard=viewer not in (None, who))
@@ -77,7 +78,8 @@ def frames(game: Game, stop: int | None = None) -> dict:
         hands = len(replay.results)
         replay.apply(action)
         note = _after(replay, hands)
-        snapshot({k: f"{t}; {note}" if note else t for k, t in text.items()})
+        if step >= start:
+            snapshot({k: f"{t}; {note}" if note else t for k, t in text.items()})
     out["parts"] = list(parts)  # in number order (dicts keep insertion order)
     return out
 
