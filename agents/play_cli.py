@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     web = p.add_argument_group("browser table", "play in your browser instead: a local server "
                                "(widderkopf_env.agents.web_play)")
     web.add_argument("--web", action="store_true",
-                     help="serve the table on this machine and open it in the browser")
+                     help="serve the table locally and open it in the browser")
     web.add_argument("--no-browser", action="store_true",
                      help="with --web: only print the table's address")
     web.add_argument("--host", default=None,

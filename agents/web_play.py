@@ -144,7 +144,7 @@ class HttpError(Exception):
 
 
 class TableServer(ThreadingHTTPServer):
-    """The server of :mod:`.web_play` (:data:`allowed_host` is its ``host:port``)."""
+    """The HTTP server of :mod:`.web_play` (:data:`allowed_host` is its ``host:port``)."""
 
     daemon_threads = True
     block_on_close = False
@@ -230,7 +230,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _check_host(self) -> None:
         if self.headers.get("Host") != self.server.allowed_host:
-            raise HttpError(421, f"this server answers only requests for "
+            raise HttpError(421, f"the table answers only requests for "
                                  f"{self.server.allowed_host} (Host header "
                                  f"{self.headers.get('Host')!r})")
 
