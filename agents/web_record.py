@@ -31,15 +31,6 @@ import numpy as np
 from widderkopf_env.atomic import write_atomic
 from widderkopf_env.cli import UsageError
 
-from .ladder import (
-    ELO_SCALE,
-    PRIOR_DRAWS,
-    Matchup,
-    expected_score,
-    fit_ratings,
-    load_reference,
-)
-
 FORMAT, VERSION = "widderkopf-web-matches", 1
 FILE_NAME = "matches.json"
 PLAYER = "you"  #: the human's name in the fit
@@ -114,6 +105,15 @@ def rate(matches, reference=None) -> dict:
     """Your rating from ``matches`` (see the module documentation): ``rating`` and
     ``ci95`` (None before any rated hand), the hands won and lost per rated bot, and the
     bots and variants that are not rated."""
+    from .ladder import (  # the ladder and its arena only once a match is over
+        ELO_SCALE,
+        PRIOR_DRAWS,
+        Matchup,
+        expected_score,
+        fit_ratings,
+        load_reference,
+    )
+
     players = load_reference(reference)["players"]
     counts: dict[str, list[int]] = {}
     unrated = set()

@@ -154,7 +154,7 @@ async function review(hand) {
   const left = document.createElement("div"), right = document.createElement("div");
   const h1 = document.createElement("h2"), h2 = document.createElement("h2");
   h1.textContent = "Replay of the hand";
-  h2.textContent = "What the bot saw (its view before each of its decisions, and its choice)";
+  h2.textContent = "What the bot saw: its view before each of its decisions (\"(you)\" marks the bot there) and its choice";
   left.append(h1, replay);
   right.append(h2, saw);
   panels.append(left, right);
