@@ -221,8 +221,7 @@ class Handler(BaseHTTPRequestHandler):
                             ("Content-Security-Policy", csp), ("Connection", "close")):
             self.send_header(name, value)
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        self.wfile.write(body)
 
     def _json(self, status: int, data: dict) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode(),
@@ -253,8 +252,6 @@ class Handler(BaseHTTPRequestHandler):
                    f"default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; "
                    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
                    "form-action 'none'; frame-ancestors 'none'")
-
-    do_HEAD = do_GET
 
     def _body(self) -> dict:
         if "Transfer-Encoding" in self.headers:
@@ -300,7 +297,7 @@ class Handler(BaseHTTPRequestHandler):
     def _refuse_method(self):
         self._json(405, {"error": f"{self.command} is not served: GET the page, POST to the API"})
 
-    do_PUT = do_DELETE = do_OPTIONS = do_PATCH = _refuse_method
+    do_HEAD = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = _refuse_method
 
 
 def serve(config: TableConfig, host: str = "127.0.0.1", port: int = 0,

@@ -74,6 +74,15 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
         browser.find_element(By.TAG_NAME, "body").send_keys("1")
         wait_for(browser, lambda d: step(d) > before, "the key press to play")
 
+        # a legal card in the picture plays when clicked (once a card is a legal move)
+        while not browser.find_elements(By.CSS_SELECTOR, "#table use.playable"):
+            before = step(browser)
+            browser.find_element(By.CSS_SELECTOR, "#moves button").click()
+            wait_for(browser, lambda d, before=before: step(d) > before, "a move")
+        before = step(browser)
+        browser.find_element(By.CSS_SELECTOR, "#table use.playable").click()
+        wait_for(browser, lambda d: step(d) > before, "the card click to play")
+
         # a typed move that is not legal is refused with a message and changes nothing
         before = step(browser)
         field = browser.find_element(By.ID, "typed-move")

@@ -53,6 +53,9 @@ def test_the_page_needs_the_key_and_the_api_the_token(table):
     for path in ("/", "/?key=", "/?key=" + wrong, "/?key=" + server.key + "x"):
         assert "wrong key" in refused(*client.get(path), 403)
     refused(*client.get("/favicon.ico"), 404)
+    opened = len(server.sessions)
+    assert client.request("HEAD", f"/?key={server.key}")[0] == 405  # opens no session
+    assert len(server.sessions) == opened
     for token in (None, "", "x" * 32, client.token + "x"):
         status, body = client.post("/api/move", {"step": before[0], "action": 36},
                                    {TOKEN_HEADER: token})
