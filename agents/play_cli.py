@@ -125,7 +125,8 @@ class Session:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="widderkopf-play",
-                                description="Play Widderkopf in the terminal against a bot.",
+                                description="Play Widderkopf against a bot, in the terminal or "
+                                            "(--web) in your browser.",
                                 epilog=HELP_TEXT)
     p.add_argument("--opponent", default="heuristic", type=agent_spec,
                    help=agent_help("the bot to play against (default heuristic)",

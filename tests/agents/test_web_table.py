@@ -9,6 +9,7 @@ import io
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -130,6 +131,18 @@ def test_web_options_need_web(capsys):
         assert exit_status.value.code == 2, args
         err = capsys.readouterr().err
         assert "go with --web" in err or "listens on every address" in err, (args, err)
+
+
+def test_a_port_in_use_is_a_usage_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(SystemExit) as exit_status:
+            play_main(["--web", "--no-browser", "--port", str(port)], stdout=io.StringIO())
+    assert exit_status.value.code == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
 def test_the_command_serves_its_page_and_stops_on_ctrl_c(tmp_path):
