@@ -68,6 +68,10 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
                  for b in browser.find_elements(By.CSS_SELECTOR, "#moves button")}
         assert legal and all(a.isdigit() for a in legal)
         assert not browser.find_elements(By.CSS_SELECTOR, "#table use.playable[data-role^=hand-0]")
+        # the bot's hand is drawn as card backs: no face reaches the page (R8)
+        bot_hand = browser.find_elements(By.CSS_SELECTOR, "#table use[data-role=hand-0]")
+        assert bot_hand and all(e.get_attribute("href") == "#back" for e in bot_hand)
+        assert all(e.get_attribute("data-card") is None for e in bot_hand)
 
         # keyboard play: the key shown on the first move plays it
         before = step(browser)
