@@ -12,8 +12,8 @@ from widderkopf_env.agents.arena import play_pair
 from widderkopf_env.agents.eval_cli import main as eval_main
 from widderkopf_env.agents.game_files import biggest_losses, game_path
 from widderkopf_env.picture import svg_of, table_of_game
+from widderkopf_env.replay import frames, replay_html
 from widderkopf_env.replay import main as replay_main
-from widderkopf_env.replay import replay_html
 
 
 def played(seed: int = 5, num_hands: int = 2) -> Game:
@@ -49,6 +49,25 @@ def test_replay_page_steps_through_every_decision_in_every_view():
             assert data["views"][view]["svg"][i] == svg_of(table_of_game(replay, perspective),
                                                           standalone=False), (view, i)
     assert replay.state_dict() == game.state_dict()
+
+
+def test_frames_of_some_steps_are_those_steps_of_the_whole_game():
+    """``frames(game, start, stop)``: steps ``start..stop`` only (the browser table shows
+    one finished hand so, never the next hand's deal)."""
+    game = played()
+
+    def pictures(out, view):
+        v, parts = out["views"][view], out["parts"]
+        return [v["head"] + "".join(parts[k] for k in f) + "</svg>" for f in v["frames"]]
+
+    whole = frames(game)
+    for start, stop in ((0, 5), (7, 30), (len(game.history) - 3, None)):
+        some = frames(game, start=start, stop=stop)
+        end = len(game.history) if stop is None else stop
+        for view in ("spectator", "player_0", "player_1"):
+            assert pictures(some, view) == pictures(whole, view)[start:end + 1]
+            assert some["views"][view]["caption"] == whole["views"][view]["caption"][start:end + 1]
+        assert set(some["parts"]) <= set(whole["parts"])
 
 
 def test_replay_captions_hide_the_opponents_discard():
