@@ -29,8 +29,8 @@ folder and records them (with their sha256) in ``recipe.json``:
 
 After the clone, every PPO leg and each fit, the agent so far plays a fixed, seeded set
 of duplicate deals against the heuristic and the shipped ``net``: the strength against
-wall-clock time, written to ``curve.json`` and drawn in ``curve.png``. Wall-clock time
-counts every session of the run (evaluations included).
+wall-clock time, kept in ``recipe.json`` and ``summary.json`` (``curve``) and drawn in
+``curve.png``. Wall-clock time counts every session of the run (evaluations included).
 
 A rerun of the same command after a kill or Ctrl-C goes on where the run stopped: a
 stage whose recorded outputs are intact is skipped, data stages keep their finished

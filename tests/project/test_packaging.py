@@ -217,3 +217,30 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
          "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert play.returncode == 0, play.stderr
     assert '"hands": 2' in play.stdout.splitlines()[-1]
+
+
+def _wheel_test_commands() -> list[str]:
+    """The `test-command` list of pyproject.toml's [tool.cibuildwheel] table (read without
+    tomllib, which Python 3.10 lacks: the list's lines are TOML basic strings)."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text.split("[tool.cibuildwheel]", 1)[1]
+    block = re.search(r"^test-command = \[\n(.*?)^\]", table, re.M | re.S)
+    assert block, "pyproject.toml's [tool.cibuildwheel] has no test-command list"
+    lines = re.findall(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$', block[1], re.M)
+    return [line.replace('\\"', '"').replace("\\\\", "\\") for line in lines]
+
+
+@pytest.mark.parametrize("command", _wheel_test_commands())
+def test_the_wheels_test_commands_pass_here(command: str) -> None:
+    """cibuildwheel runs pyproject.toml's `test-command` in each built wheel; running the
+    same lines here makes a renamed module or option fail `make test`, not the release."""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the accelerators these commands assert were not built")
+    import shlex
+
+    argv = shlex.split(command)
+    assert argv[0] == "python", f"a wheel test command starts with `python`: {command}"
+    proc = subprocess.run([sys.executable, *argv[1:]], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "0"})
+    assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
