@@ -244,3 +244,36 @@ def test_the_wheels_test_commands_pass_here(command: str) -> None:
                           text=True, timeout=300,
                           env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "0"})
     assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
+
+
+def test_the_sdist_ships_the_tests_and_nothing_they_leave_behind(wheel: BuiltWheel) -> None:
+    """Under tests/ the sdist holds the suite's Python files and golden files, exactly the
+    ones git tracks: no screenshot or other artefact of a test run."""
+    top = wheel.sdist.name.removesuffix(".tar.gz") + "/"
+    shipped = {n.removeprefix(top) for n in wheel.sdist_names
+               if n.startswith(top + "tests/") and not n.endswith("/")}
+    shipped = {n for n in shipped if (REPO_ROOT / n).is_file()}  # files, not folders
+    strays = sorted(n for n in shipped
+                    if not (n.endswith(".py") or "/golden/" in n))
+    assert not strays, f"the sdist ships files that are not tests: {strays}"
+    if (REPO_ROOT / ".git").exists() and shutil.which("git"):
+        tracked = subprocess.run(["git", "ls-files", "tests"], cwd=REPO_ROOT, text=True,
+                                 capture_output=True, check=True).stdout.split()
+        assert shipped == set(tracked), (
+            f"shipped, not tracked: {sorted(shipped - set(tracked))}; "
+            f"tracked, not shipped: {sorted(set(tracked) - shipped)}")
+
+
+def test_every_package_data_glob_matches_a_file() -> None:
+    """Each glob of pyproject.toml's [tool.setuptools.package-data] names at least one file
+    in its package's folder (a glob matching nothing promises data that is not there)."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
+    folders = dict(re.findall(r'^"([\w.]+)" = "([\w/]+)"$',
+                              text.split("[tool.setuptools.package-dir]", 1)[1], re.M))
+    rows = re.findall(r'^"([\w.]+)" = \[(.*)\]$', table, re.M)
+    assert rows, "no package-data rows found"
+    for package, globs in rows:
+        folder = REPO_ROOT / folders.get(package, package.replace(".", "/"))
+        for glob in re.findall(r'"([^"]+)"', globs):
+            assert list(folder.glob(glob)), f"package-data {package}: {glob!r} matches no file"
