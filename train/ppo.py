@@ -73,14 +73,7 @@ from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
 from .checkpoints import TrainingInterrupted
-from .config import (  # noqa: F401 (public)
-    NET_SIZES,
-    RUN_CONTROL,
-    TrainConfig,
-    build_parser,
-    parse_config,
-    read_saved,
-)
+from .config import RUN_CONTROL, build_parser, parse_config, read_saved
 from .run_folder import RunFolderError, RunLock
 
 EXIT_REFUSED = 2
