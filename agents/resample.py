@@ -101,7 +101,7 @@ def hidden_info(view) -> HiddenInfo:
 
 
 class Resampler:
-    """Draws worlds for one view: the analysis is done once, each world costs ~10 us."""
+    """Draws worlds for one view: the analysis is done once, then each world is cheap."""
 
     def __init__(self, view):
         self.view, self.info = view, hidden_info(view)
