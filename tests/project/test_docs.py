@@ -260,3 +260,29 @@ def test_the_search_box_finds_action_mask(chromium, served):
     meta = chromium.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text
     assert re.search(r"\d+ matching document", meta), meta
     assert console_errors(chromium) == []
+
+
+#: A result: a mean with its 95% interval, in prose ("+0.561 [+0.512, +0.610]") or in two
+#: table cells ("| **+0.561** | **[+0.512, +0.610]** |").
+RESULT = re.compile(r"([+-]\d+\.\d+)\**(?: \| | )\**\[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]")
+
+
+def results_by_page() -> dict:
+    """Each result (mean, interval) of the README and the docs pages, with the pages that
+    state it (the changelog records history and is left out)."""
+    where: dict = {}
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for found in RESULT.finditer(text):
+            where.setdefault(found.groups(), set()).add(page.relative_to(ROOT).as_posix())
+    return where
+
+
+def test_each_result_stands_on_one_page():
+    """One page per result (Gymnasium's and pgx's docs): another page links to it."""
+    assert RESULT.search("net: +0.561 [+0.512, +0.610] against")
+    assert RESULT.search("| **+0.561** | **[+0.512, +0.610]** |")
+    where = results_by_page()
+    assert len(where) > 50
+    twice = {" ".join(k): sorted(v) for k, v in where.items() if len(v) > 1}
+    assert not twice, f"results stated on several pages (keep one, link to it): {twice}"
