@@ -105,9 +105,9 @@ class StageBar:
             self.bar.close()
 
 
-def _exact(block: tuple) -> int:
-    """The exact depth of a value block: its fifth entry, else 12 (exact throughout)."""
-    return block[4] if len(block) > 4 else 12
+def _exact(block) -> int:
+    """The exact depth of a value block (:class:`~.recipe.ValueBlock`)."""
+    return block.exact
 
 
 def _positions(blocks: tuple) -> int:
@@ -228,10 +228,10 @@ class Pipeline:
             if summary is not None and summary["steps"] >= target:
                 continue  # this leg finished before a stop
             args = ["--out", str(folder), "--total-steps", str(target), "--quiet",
-                    "--no-progress-bar", "--eval-every", "0",
+                    "--no-progress", "--eval-every", "0",
                     "--eval-pairs", "100", "--final-eval-pairs", "100",
                     "--checkpoint-every", str(max(r.ppo_steps // (2 * r.ppo_legs), 1)),
-                    "--eval-workers", str(self.workers)]
+                    "--workers", str(self.workers)]
             if (folder / "config.json").is_file():
                 args.append("--resume")
             else:

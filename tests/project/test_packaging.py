@@ -47,6 +47,7 @@ _IGNORE = shutil.ignore_patterns(
 )
 
 EXPECTED_SCRIPTS = {
+    "widderkopf": "widderkopf_env.commands:main",
     "widderkopf-eval": "widderkopf_env.agents.eval_cli:main",
     "widderkopf-play": "widderkopf_env.agents.play_cli:main",
     "widderkopf-train": "widderkopf_env.train.train_cli:main",

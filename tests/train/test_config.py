@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from widderkopf_env.cli import DeprecatedAlias
 from widderkopf_env.train import config
 from widderkopf_env.train.config import TrainConfig, build_parser, check_saved, defaults_table
 
@@ -21,7 +22,8 @@ TABLE = re.compile(r"<!-- ppo-defaults:start -->\n(.*?)<!-- ppo-defaults:end -->
 
 def test_every_option_is_a_field_with_its_default_and_help():
     parser = build_parser()
-    options = {a.dest: a for a in parser._actions if a.option_strings}
+    options = {a.dest: a for a in parser._actions
+               if a.option_strings and not isinstance(a, DeprecatedAlias)}
     for f in dataclasses.fields(TrainConfig):
         assert f.metadata["help"], f.name
         if not f.metadata["cli"]:

@@ -11,7 +11,7 @@ the PPO updates) stays in this process.
 Every ``--checkpoint-every`` iterations an RLlib checkpoint ``<out>/checkpoint_<iter>`` is
 written (with ``league.json``), and every ``--eval-every`` iterations ``main`` from it plays
 a duplicate-deal match against the random bot and the heuristic in the arena. Resume with
-``--resume <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
+``--resume-from <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
 ``--variant NAME`` (a name in ``widderkopf_env.VARIANTS``) trains on that variant (the
 env config's ``"variant"``) and evaluates on its deals.
 """
@@ -30,6 +30,7 @@ from widderkopf_env.agents.eval_cli import MAX_PAIRS
 from widderkopf_env.cli import (
     DefaultsHelp,
     add_version,
+    deprecated_alias,
     int_list,
     integer,
     number,
@@ -55,7 +56,7 @@ SECONDS = number(0, low_open=True)
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="widderkopf-train-rllib", description=__doc__.split("\n")[0],
                                 formatter_class=DefaultsHelp,
-                                epilog="Trust: --resume loads an RLlib checkpoint, which holds "
+                                epilog="Trust: --resume-from loads an RLlib checkpoint, which holds "
                                        "pickles that run code when loaded: resume only from "
                                        "checkpoints you trust.")
     a = p.add_argument
@@ -70,12 +71,15 @@ def parser() -> argparse.ArgumentParser:
       "default: start a local Ray")
     a("--num-cpus", type=POSITIVE, default=None, help="CPUs of the local Ray")
     a("--out", type=output_dir, default="runs/rllib", help="checkpoint directory")
-    a("--resume", default=None, help="a checkpoint directory to continue from (loading it "
-      "runs code stored in it: only checkpoints you trust)")
+    a("--resume-from", dest="resume", default=None, metavar="DIR", help="a checkpoint "
+      "directory to continue from (loading it runs code stored in it: only checkpoints "
+      "you trust)")
     a("--seed", type=COUNT, default=0)
     a("--slots", type=POSITIVE, default=3, help="frozen snapshots in the league")
-    a("--self-play", type=SHARE, default=0.2, help="share of games main vs main")
-    a("--heuristic", type=SHARE, default=0.2, help="share of games main vs heuristic")
+    a("--self-play-share", dest="self_play", type=SHARE, default=0.2,
+      help="share of games main vs main")
+    a("--heuristic-share", dest="heuristic", type=SHARE, default=0.2,
+      help="share of games main vs heuristic")
     a("--snapshot-return", type=number(), default=0.5, help="snapshot main when its mean "
       "return per game in an iteration exceeds this (game points)")
     a("--checkpoint-every", type=POSITIVE, default=5)
@@ -83,8 +87,10 @@ def parser() -> argparse.ArgumentParser:
       "the end)")
     a("--eval-pairs", type=integer(0, MAX_PAIRS), default=100, help="duplicate deal pairs "
       "per evaluation (0: no evaluation)")
-    a("--batch", type=POSITIVE, default=2000, help="env steps per PPO iteration")
-    a("--minibatch", type=POSITIVE, default=500)
+    a("--iteration-steps", dest="batch", type=POSITIVE, default=2000,
+      help="env steps per PPO iteration")
+    a("--batch-size", dest="minibatch", type=POSITIVE, default=500,
+      help="env steps per gradient step")
     a("--epochs", type=POSITIVE, default=2)
     a("--lr", type=number(0, low_open=True), default=1e-3)
     a("--sample-timeout", type=SECONDS, default=600.0, help="seconds to wait "
@@ -93,6 +99,10 @@ def parser() -> argparse.ArgumentParser:
       help="hidden layer sizes")
     a("--variant", choices=tuple(VARIANTS), default="full", help="the variant trained on "
       "and evaluated on (a name in widderkopf_env.VARIANTS)")
+    for old, new in (("--resume", "--resume-from"), ("--self-play", "--self-play-share"),
+                     ("--heuristic", "--heuristic-share"), ("--batch", "--iteration-steps"),
+                     ("--minibatch", "--batch-size")):
+        deprecated_alias(p, old, new)
     add_version(p)
     return p
 
@@ -100,21 +110,23 @@ def parser() -> argparse.ArgumentParser:
 def check_args(p: argparse.ArgumentParser, args) -> None:
     """Usage errors (exit 2) for combinations argparse cannot check."""
     if args.self_play + args.heuristic > 1.0:
-        p.error(f"--self-play + --heuristic must be <= 1, got {args.self_play + args.heuristic}")
+        p.error("--self-play-share + --heuristic-share must be <= 1, got "
+                f"{args.self_play + args.heuristic}")
     if args.minibatch > args.batch:
-        p.error(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
+        p.error(f"--batch-size ({args.minibatch}) must not exceed --iteration-steps "
+                f"({args.batch})")
     if args.iterations is None and args.minutes is None:
         p.error("give --iterations or --minutes (or both)")
     if args.resume is not None:
         if not Path(args.resume, "league.json").is_file():
-            p.error(f"--resume {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
+            p.error(f"--resume-from {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
                     "(no league.json)")
         try:
             slots = LeagueState.load(args.resume).slots
         except (OSError, ValueError, KeyError, TypeError) as err:
-            p.error(f"--resume {args.resume!r}: its league.json does not read ({err})")
+            p.error(f"--resume-from {args.resume!r}: its league.json does not read ({err})")
         if slots != args.slots:
-            p.error(f"--resume {args.resume!r}: the checkpoint's league has {slots} slots, "
+            p.error(f"--resume-from {args.resume!r}: the checkpoint's league has {slots} slots, "
                     f"--slots says {args.slots}")
 
 
