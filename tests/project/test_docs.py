@@ -286,3 +286,39 @@ def test_each_result_stands_on_one_page():
     assert len(where) > 50
     twice = {" ".join(k): sorted(v) for k, v in where.items() if len(v) > 1}
     assert not twice, f"results stated on several pages (keep one, link to it): {twice}"
+
+
+#: Pages written code first (Gymnasium's and pgx's pages): a code block before any prose,
+#: then short sections, lists and tables.
+CODE_FIRST = ("training.md", "pictures.md", "bots.md", "api/cli.md")
+
+
+def long_paragraphs(text: str, most: int = 8) -> list[int]:
+    """The first lines of the prose paragraphs of ``text`` longer than ``most`` lines (code
+    blocks, tables, lists, headings and indented blocks are not prose)."""
+    found, run, start, fence = [], 0, 0, False
+    for number, line in enumerate([*text.split("\n"), ""], 1):
+        if line.startswith("```"):
+            fence = not fence
+        prose = (not fence and line.strip() and not line.startswith(("|", "#", "    ", "!", "<"))
+                 and not re.match(r"\s*([-*]|\d+\.) ", line) and not line.startswith("  "))
+        if prose:
+            start, run = (number, 1) if run == 0 else (start, run + 1)
+        else:
+            if run > most:
+                found.append(start)
+            run = 0
+    return found
+
+
+def test_the_check_finds_a_long_paragraph():
+    assert long_paragraphs("\n".join(["word"] * 9)) == [1]
+    assert long_paragraphs("\n".join(["word"] * 8 + ["", "- a list"] + ["  more"] * 9)) == []
+
+
+@pytest.mark.parametrize("page", CODE_FIRST)
+def test_a_code_first_page_opens_with_code_and_keeps_paragraphs_short(page):
+    text = (DOCS / page).read_text(encoding="utf-8")
+    body = text.split("\n", 1)[1].lstrip("\n")
+    assert body.startswith("```"), f"{page}: open with a code block (after the title)"
+    assert long_paragraphs(text) == [], f"{page}: paragraphs over 8 lines (at these lines)"
