@@ -11,6 +11,7 @@ import pytest
 from widderkopf_env.cli import DeprecatedAlias, integer
 from widderkopf_env.settings import add_options, from_namespace, option_name, setting
 from widderkopf_env.train.distill_cli import DistillGenerateSettings, DistillTrainSettings
+from widderkopf_env.train.exploit import ExploitSettings
 from widderkopf_env.train.value_cli import ValueDataSettings, ValueFitSettings
 
 
@@ -42,13 +43,16 @@ def test_the_fields_make_the_options_and_come_back(capsys):
 
 
 @pytest.mark.parametrize("cls", [DistillGenerateSettings, DistillTrainSettings,
-                                 ValueDataSettings, ValueFitSettings])
+                                 ValueDataSettings, ValueFitSettings, ExploitSettings])
 def test_each_command_option_is_a_field_with_its_default_and_help(cls):
     p = _parser(cls)
     options = {a.dest: a for a in p._actions
                if a.option_strings and not isinstance(a, (DeprecatedAlias, argparse._HelpAction))}
     for f in dataclasses.fields(cls):
         assert f.metadata["help"], f.name
+        if not f.metadata["cli"]:
+            assert f.name not in options
+            continue
         action = options.pop(f.name)
         assert option_name(f) in action.option_strings
         if not f.metadata["required"]:

@@ -91,7 +91,7 @@ def test_every_file_the_docs_promise_is_in_the_run_folder(done):
 
     out = done[0]
     page = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
-    section = page.split("--recipe`", 1)[1].split("\n## ", 1)[0]
+    section = page.split("\n## From nothing to a strong agent", 1)[1].split("\n## ", 1)[0]
     promised = set(re.findall(r"OUT/([\w./]+\w)", section))
     promised |= set(re.findall(r"``([\w/]+\.(?:json|png|npz|log))``", recipe.__doc__))
     promised |= set(re.findall(r"^    ((?:\w+\.\w+  )+\w+\.\w+)$", section, re.M)[0].split())
