@@ -253,18 +253,33 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
         parser.error(str(err))
 
 
+def config_of(settings: TrainConfig) -> dict:
+    """The run's settings from a :class:`TrainConfig` object, as :func:`parse_config`
+    makes them from a command line (the fields that differ from their defaults count as
+    given); for a caller that runs PPO as one of its stages (the recipe)."""
+    given = {f.name for f in fields(TrainConfig) if getattr(settings, f.name) != _default(f)}
+    return _configure(dataclasses.asdict(settings), given)
+
+
 def _config(parser: argparse.ArgumentParser, argv) -> dict:
     args = vars(parser.parse_args(argv))
     net_size = args.pop("net_size")
     if net_size is not None:
         args["net_arch"] = NET_SIZES[net_size]
+    given = set(vars(_given(parser, argv)))
+    if given & {"net_size"}:
+        given = (given - {"net_size"}) | {"net_arch"}
+    return _configure(args, given)
+
+
+def _configure(args: dict, given: set) -> dict:
+    """Resolve, merge into the saved run on --resume, and check the settings ``args``
+    (``given``: the settings the caller named)."""
     args["out"] = str(args["out"])
     cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
     _check_out(Path(cfg["out"]))
     if cfg["resume"]:
-        given = set(vars(_given(parser, argv))) | {"resume"}
-        if given & {"net_size"}:
-            given = (given - {"net_size"}) | {"net_arch"}
+        given = given | {"resume"}
         old = read_saved(Path(cfg["out"]))
         ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
         if ignored:

@@ -219,7 +219,10 @@ class Pipeline:
         self._curve_point("clone", target)
 
     def _ppo(self, started: float) -> None:
-        from .ppo import parse_config, train
+        from dataclasses import replace
+
+        from .config import TrainConfig, config_of
+        from .ppo import train
 
         r, folder = self.r, self.path("ppo")
         for leg in range(1, r.ppo_legs + 1):
@@ -227,22 +230,20 @@ class Pipeline:
             summary = _read_json(folder / "summary.json")
             if summary is not None and summary["steps"] >= target:
                 continue  # this leg finished before a stop
-            args = ["--out", str(folder), "--total-steps", str(target), "--quiet",
-                    "--no-progress", "--eval-every", "0",
-                    "--eval-pairs", "100", "--final-eval-pairs", "100",
-                    "--checkpoint-every", str(max(r.ppo_steps // (2 * r.ppo_legs), 1)),
-                    "--workers", str(self.workers)]
+            settings = TrainConfig(
+                out=str(folder), total_steps=target, quiet=True, progress_bar=False,
+                eval_every=0, eval_pairs=100, final_eval_pairs=100,
+                checkpoint_every=max(r.ppo_steps // (2 * r.ppo_legs), 1),
+                eval_workers=self.workers)
             if (folder / "config.json").is_file():
-                args.append("--resume")
+                settings = replace(settings, resume=True)
             else:
-                args += ["--init", str(self.path("clone", "policy.npz")), "--seed",
-                         str(_small(derive_seed(self.seed, "ppo"))), "--lr", "1e-4",
-                         "--lr-schedule", "constant", "--net-arch",
-                         ",".join(map(str, r.net_arch))]
-                if r.self_play:
-                    args.append("--self-play")
+                settings = replace(
+                    settings, init=str(self.path("clone", "policy.npz")),
+                    seed=_small(derive_seed(self.seed, "ppo")), lr=1e-4,
+                    lr_schedule="constant", net_arch=list(r.net_arch), self_play=r.self_play)
             self.log(f"PPO leg {leg}/{r.ppo_legs}: up to {target:,} steps")
-            steps = train(parse_config(args))["steps"]  # whole rollouts: maybe beyond target
+            steps = train(config_of(settings))["steps"]  # whole rollouts: maybe beyond target
             self.bar.set(leg / r.ppo_legs, f"{steps:,} steps")
             self._curve_point(f"ppo {steps:,}", folder / "final_policy.npz")
         self.state.finish("ppo", [folder / "final_policy.npz"], started)
