@@ -46,7 +46,7 @@ from .distill_data import EXPERTS, generate, load_shards
 from .export import init_file, network_file_arg
 
 __all__ = ["DistillGenerateSettings", "DistillTrainSettings", "FitSettings", "ShardSettings",
-           "main", "parser"]
+           "fit_policy", "generate_shards", "main", "parser"]
 
 
 def _mix(text: str) -> tuple[float, float, float]:
@@ -136,21 +136,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def generate_shards(s: DistillGenerateSettings, log=print) -> int:
+    """Write the shards of ``s`` (skipping finished ones); the number of positions written."""
+    return generate(s.out, s.shards, s.seed, s.matches, s.samples, s.mix, s.workers, s.policy,
+                    s.expert, log=log)
+
+
+def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict:
+    """The policy network fitted as ``s`` says (``data``: the shards, loaded; default:
+    read from ``s.data``), as a weights dict."""
+    from .distill import train
+
+    data = load_shards(s.data, s.max_shards) if data is None else data
+    return train(data, tuple(s.net_arch), s.epochs, s.batch_size, s.lr, s.tau, s.soft, s.seed,
+                 init=init, escalation_weight=s.escalation_weight, log=log)
+
+
 def main(argv=None) -> int:
     p = parser()
 
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            g = from_namespace(DistillGenerateSettings, args)
-            n = generate(g.out, g.shards, g.seed, g.matches, g.samples, g.mix, g.workers,
-                         g.policy, g.expert)
+            n = generate_shards(from_namespace(DistillGenerateSettings, args))
             print(f"wrote {n} positions")
             return 0
         args = from_namespace(DistillTrainSettings, args)
         require_train_extra("widderkopf-distill train")
-        from .distill import train
-
         init = None
         if args.init is not None:
             try:
@@ -162,9 +174,7 @@ def main(argv=None) -> int:
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None
         print(f"{len(data['action'])} positions")
-        weights = train(data, tuple(args.net_arch), args.epochs, args.batch_size, args.lr,
-                        args.tau, args.soft, args.seed, init=init,
-                        escalation_weight=args.escalation_weight)
+        weights = fit_policy(args, data, init)
         save_policy(weights, args.out)
         print(f"wrote {args.out}")
         return 0

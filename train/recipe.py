@@ -76,7 +76,8 @@ class Recipe:
     """The settings of a recipe (see the module docstring for the stages).
 
     ``clone_shards`` x ``clone_matches`` matches of heuristic play (``clone_random``:
-    the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network;
+    the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network
+    (``clone_batch_size`` positions per step, ``clone_soft``: the share of soft targets);
     ``ppo_steps`` PPO steps in ``ppo_legs`` legs (0: no PPO stage), ``self_play`` or
     against the heuristic; value data ``values`` as :class:`ValueBlock` records (plain
     tuples are taken as such; ``value_random``: the share of random moves in those games),
@@ -92,6 +93,8 @@ class Recipe:
     clone_matches: int = 100
     clone_random: float = 0.1
     clone_epochs: int = 8
+    clone_batch_size: int = 1024
+    clone_soft: float = 0.0
     net_arch: tuple = (512, 512)
     ppo_steps: int = 0
     ppo_legs: int = 1

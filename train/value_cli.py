@@ -38,7 +38,7 @@ from .distill_data import load_shards
 from .export import network_file_arg
 from .value_data import EXACT_TRICKS
 
-__all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser"]
+__all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser", "value_shards"]
 
 
 @dataclass
@@ -90,15 +90,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _data(s: ValueDataSettings) -> int:
+def value_shards(s: ValueDataSettings, log=print) -> int:
+    """Write the exact-value shards of ``s`` (skipping finished ones); the number of
+    positions written."""
     from .value_data import generate_values
 
+    return generate_values(s.out, s.shards, s.seed, s.games, tuple(s.tricks), s.policy,
+                           s.random_moves, s.exact_tricks, s.workers, log=log)
+
+
+def _data(s: ValueDataSettings) -> int:
     lo, hi = s.tricks
     if lo > hi:
         raise UsageError(f"--tricks-left {lo} {hi}: LO must not exceed HI")
-    n = generate_values(s.out, s.shards, s.seed, s.games, (lo, hi), s.policy, s.random_moves,
-                        s.exact_tricks, s.workers)
-    print(f"wrote {n} positions")
+    print(f"wrote {value_shards(s)} positions")
     return 0
 
 
