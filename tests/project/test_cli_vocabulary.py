@@ -112,3 +112,52 @@ def test_widderkopf_eval_plays_as_widderkopf_eval():
                            "--no-progress"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert '"hands": 2' in proc.stdout.splitlines()[-1]
+
+
+def _commands_in(text: str):
+    """The command lines of the code blocks of a page: ``(script words, options)``."""
+    lines, block = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            block = not block
+        elif block or line.startswith("    "):
+            lines.append(line.strip())
+    joined = "\n".join(lines).replace("\\\n", " ")
+    for line in joined.split("\n"):
+        words = line.split("#", 1)[0].split()
+        while words and words[0] in ("nice", "$"):
+            words = words[1:]
+        if words and words[0].startswith("widderkopf"):
+            yield words[:3], [w.split("=", 1)[0] for w in words if w.startswith("--")]
+
+
+def _deprecated_by_command() -> dict:
+    """For each command line (``widderkopf-values data``, ...), its deprecated spellings."""
+    out: dict = {}
+    for name, command, *_, new in commands.option_rows():
+        if new:
+            out.setdefault(command, set()).add(name)
+    return out
+
+
+def test_the_pages_teach_no_deprecated_spelling():
+    """The command lines shown on the docs pages and the README use the current names
+    (the experiments page records commands as they were run, and is left out)."""
+    deprecated = _deprecated_by_command()
+    verbs = {verb: c.script for verb, c in commands.COMMANDS.items()}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = []
+    for page in pages:
+        if page.name in ("EXPERIMENTS.md", "cli.md", "changelog.md"):
+            continue
+        for words, options in _commands_in(page.read_text(encoding="utf-8")):
+            script = verbs.get(words[1], words[0]) if words[0] == "widderkopf" else words[0]
+            rest = words[2:] if words[0] == "widderkopf" else words[1:]
+            names = [script]
+            if rest and not rest[0].startswith("-"):
+                names.insert(0, f"{script} {rest[0]}")
+            if "--recipe" in options:
+                names.insert(0, "widderkopf-train --recipe")
+            old = next((deprecated[n] for n in names if n in deprecated), set())
+            found += [(page.name, script, o) for o in options if o in old]
+    assert not found, f"deprecated spellings on the pages: {found}"
