@@ -322,3 +322,17 @@ def test_a_code_first_page_opens_with_code_and_keeps_paragraphs_short(page):
     body = text.split("\n", 1)[1].lstrip("\n")
     assert body.startswith("```"), f"{page}: open with a code block (after the title)"
     assert long_paragraphs(text) == [], f"{page}: paragraphs over 8 lines (at these lines)"
+
+
+#: Pages not yet held to short paragraphs: the experiments log, and two pages in work
+#: elsewhere (remove a page here once its long paragraphs are tables or lists).
+LONG_PROSE_ALLOWED = {"EXPERIMENTS.md", "benchmarks.md", "guarantees.md"}
+
+
+@pytest.mark.parametrize("page", sorted(p.relative_to(DOCS).as_posix()
+                                        for p in DOCS.rglob("*.md")))
+def test_no_paragraph_is_longer_than_eight_lines(page):
+    if page in LONG_PROSE_ALLOWED:
+        pytest.skip("not yet rewritten")
+    assert long_paragraphs((DOCS / page).read_text(encoding="utf-8")) == [], (
+        f"{page}: a paragraph over 8 lines wants a table or a list")
