@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 
+from widderkopf_env.agents.eval_cli import EvalSettings
 from widderkopf_env.cli import DeprecatedAlias, integer
 from widderkopf_env.settings import add_options, from_namespace, option_name, setting
 from widderkopf_env.train.distill_cli import DistillGenerateSettings, DistillTrainSettings
@@ -43,7 +44,8 @@ def test_the_fields_make_the_options_and_come_back(capsys):
 
 
 @pytest.mark.parametrize("cls", [DistillGenerateSettings, DistillTrainSettings,
-                                 ValueDataSettings, ValueFitSettings, ExploitSettings])
+                                 ValueDataSettings, ValueFitSettings, ExploitSettings,
+                                 EvalSettings])
 def test_each_command_option_is_a_field_with_its_default_and_help(cls):
     p = _parser(cls)
     options = {a.dest: a for a in p._actions
