@@ -58,8 +58,8 @@ def test_retired_names_are_only_deprecated_aliases():
     ("widderkopf_env.train.config:build_parser", ["--eval-workers", "3"], "eval_workers", 3),
     ("widderkopf_env.train.exploit:build_parser", ["heuristic", "--steps", "9"], "total_steps", 9),
     ("widderkopf_env.agents.play_cli:build_parser", ["--hands", "4"], "hands", 4),
-    ("widderkopf_env.train.rllib.cli:parser", ["--minibatch", "64"], "minibatch", 64),
-    ("widderkopf_env.train.rllib.cli:parser", ["--self-play", "0.5"], "self_play", 0.5),
+    ("widderkopf_env.train.rllib.cli:parser", ["--minibatch", "64"], "batch_size", 64),
+    ("widderkopf_env.train.rllib.cli:parser", ["--self-play", "0.5"], "self_play_share", 0.5),
     ("widderkopf_env.train.value_cli:parser", ["data", "--out", "x", "--shards", "1",
                                                "--tricks", "2", "5"], "tricks", [2, 5]),
 ])

@@ -13,6 +13,7 @@ from widderkopf_env.cli import DeprecatedAlias, integer
 from widderkopf_env.settings import add_options, from_namespace, option_name, setting
 from widderkopf_env.train.distill_cli import DistillGenerateSettings, DistillTrainSettings
 from widderkopf_env.train.exploit import ExploitSettings
+from widderkopf_env.train.rllib.cli import RllibSettings
 from widderkopf_env.train.value_cli import ValueDataSettings, ValueFitSettings
 
 
@@ -45,7 +46,7 @@ def test_the_fields_make_the_options_and_come_back(capsys):
 
 @pytest.mark.parametrize("cls", [DistillGenerateSettings, DistillTrainSettings,
                                  ValueDataSettings, ValueFitSettings, ExploitSettings,
-                                 EvalSettings])
+                                 EvalSettings, RllibSettings])
 def test_each_command_option_is_a_field_with_its_default_and_help(cls):
     p = _parser(cls)
     options = {a.dest: a for a in p._actions
