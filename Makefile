@@ -46,13 +46,12 @@ browser:
 
 # The suite (tests/project/test_docs.py builds the site in strict mode and opens it in
 # Chromium), then every Python code block of README.md and docs/ (pytest-markdown-docs;
-# docs/clients.md's blocks run in tests/clients/test_readme_clients.py, docs/incoming/ holds
-# notes not yet folded into the pages).
+# docs/clients.md's blocks run in tests/clients/test_readme_clients.py).
 test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --markdown-docs README.md docs \
-	    --ignore=docs/clients.md --ignore=docs/incoming
+	    --ignore=docs/clients.md
 	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py
 
 # The documentation site into site/: offline, strict (a broken link or anchor, a missing API

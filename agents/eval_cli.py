@@ -41,11 +41,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from widderkopf_env.cards import VARIANTS
 from widderkopf_env.cli import UsageError, add_version, integer, output_dir, run_cli
-from widderkopf_env.seeding import default_workers
+from widderkopf_env.settings import add_options, from_namespace, setting
 
 from . import ladder
 from .arena import run_duplicate
@@ -55,6 +56,33 @@ from .game_files import biggest_losses, losses_text
 DEFAULT_PAIRS = 1000
 #: The most deal pairs one command plays (per opponent with --ladder).
 MAX_PAIRS = 1_000_000
+
+
+@dataclass
+class EvalSettings:
+    """The settings of ``widderkopf-eval``: the agents, the deal pairs (``pairs`` or
+    ``hands``), the ladder's (:func:`.ladder.add_arguments`) and ``--safe`` have options
+    of their own; every other field is one generated option."""
+
+    agent_a: str = setting(None, "agent A", cli=False)
+    agent_b: str | None = setting(None, "agent B", cli=False)
+    pairs: int | None = setting(None, "duplicate deal pairs to play", cli=False)
+    hands: int | None = setting(None, "hands to play in total", cli=False)
+    seed: int = setting(0, "run seed (default 0)", type=integer(0))
+    workers: int | None = setting(None, "processes (default: all cores)", type=integer(1))
+    json: bool = setting(False, "print the summary as one JSON object on the last line",
+                         action="store_true")
+    no_progress: bool = setting(False, "no progress bar", action="store_true")
+    variant: str = setting("full", "the variant dealt (default full; not with --ladder)",
+                           choices=list(VARIANTS))
+    save_games: Path | None = setting(None, "keep every game in DIR as JSON (replay one "
+                                      "with widderkopf-replay) and name A's biggest losses "
+                                      "in the summary", type=output_dir, metavar="DIR")
+    safe: bool = setting(False, "load no file that can run code", cli=False)
+    ladder: bool = setting(False, "rate AGENT_A on the ladder", cli=False)
+    time_budget: float | None = setting(None, "the ladder's time budget", cli=False)
+    baselines: str | None = setting(None, "the ladder's baselines", cli=False)
+    plot: Path | None = setting(None, "the ladder's plot", cli=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,17 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
     count.add_argument("--hands", type=integer(1, 2 * MAX_PAIRS),
                        help="hands to play in total (even: 2 hands per deal pair)")
-    p.add_argument("--seed", type=integer(0), default=0, help="run seed (default 0)")
-    p.add_argument("--workers", type=integer(1), default=None,
-                   help=f"processes (default: all cores, here {default_workers()})")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as one JSON object on the last line")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--variant", choices=list(VARIANTS), default="full",
-                   help="the variant dealt (default full; not with --ladder)")
-    p.add_argument("--save-games", metavar="DIR", type=output_dir,
-                   help="keep every game in DIR as JSON (replay one with widderkopf-replay) "
-                        "and name A's biggest losses in the summary")
+    add_options(p, EvalSettings)
     add_safe(p)
     ladder.add_arguments(p)
     add_version(p)
@@ -93,10 +111,11 @@ def main(argv=None) -> int:
     """The console script; returns the exit status (0, 2 for a usage error, 130 after
     Ctrl-C)."""
     parser = build_parser()
-    return run_cli(parser, lambda: _run(parser, parser.parse_args(argv)))
+    return run_cli(parser, lambda: _run(parser, from_namespace(EvalSettings,
+                                                               parser.parse_args(argv))))
 
 
-def _run(parser, args) -> int:
+def _run(parser, args: EvalSettings) -> int:
     if args.hands is not None:
         if args.hands % 2:
             raise UsageError(f"--hands must be even (2 hands per deal pair), got {args.hands}")

@@ -1,4 +1,5 @@
-"""HeuristicAgent: a cheap rule-and-estimate player of Widderkopf (a few us per decision).
+"""HeuristicAgent: a cheap rule-and-estimate player of Widderkopf, cheap enough to serve
+as the rollout policy of the search bots (its cost: the Bots page, docs/bots.md).
 
 It reads only its :class:`~widderkopf_env.view.PlayerView` and is deterministic (ties go
 to the lowest action id), so it needs no seed.

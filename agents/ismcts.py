@@ -2,7 +2,7 @@
 
 Needs the ``[openspiel]`` extra. At each decision the agent builds the OpenSpiel state of
 its view (:func:`~.openspiel_state.view_state`: the current hand as a one-hand game of
-the view's variant, in one world drawn with :class:`~.resample.Resampler`, whose hidden
+the view's variant, in one world drawn with :class:`~widderkopf_env.worlds.Resampler`, whose hidden
 cards ISMCTS then resamples through ``resample_from_infostate``) and runs OpenSpiel's
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with its constructor's defaults
 (unlimited world samples, max-visit-count final policy, UCT child selection,

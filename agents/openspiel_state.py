@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import random
 
-from .resample import Resampler
+from widderkopf_env.worlds import Resampler
 
 
 @functools.cache
@@ -29,7 +29,7 @@ def one_hand_game(variant_name: str):
 
 def view_state(view, rng: random.Random):
     """The OpenSpiel state of ``view``'s hand in one world consistent with it (the
-    hidden cards drawn with :class:`~.resample.Resampler` and ``rng``)."""
+    hidden cards drawn with :class:`~widderkopf_env.worlds.Resampler` and ``rng``)."""
     from widderkopf_env.openspiel import deal_actions
 
     world = Resampler(view).sample(rng)

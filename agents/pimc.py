@@ -1,6 +1,6 @@
 """PIMCAgent: Perfect-Information Monte Carlo search, the strong baseline bot.
 
-At each decision the agent draws worlds consistent with its view (:mod:`.resample`:
+At each decision the agent draws worlds consistent with its view (:mod:`widderkopf_env.worlds`:
 uniform over the deals that agree with everything it has seen, voids included), scores
 every legal action in each world, and picks the action with the best mean score over
 the *same* worlds (common random numbers: the comparison between actions is much less
@@ -47,10 +47,10 @@ from dataclasses import dataclass, field
 
 from widderkopf_env.cards import ALL_CARDS, ESCALATE, PASS, TRICKS, from_bits
 from widderkopf_env.rules import ANSWER, DISCARD, PLAY, TRUMP
+from widderkopf_env.worlds import Resampler
 
 from .heuristic import HeuristicAgent
 from .infer import HeuristicModel, likelihood
-from .resample import Resampler
 from .solver import game_points, solve_actions, solve_value
 
 __all__ = ["Decision", "PIMCAgent", "uniform_pimc"]

@@ -37,7 +37,7 @@ from widderkopf_env.cards import (
     VARIANTS,
 )
 from widderkopf_env.checks import MAX_HANDS
-from widderkopf_env.cli import UsageError, add_version, integer, run_cli
+from widderkopf_env.cli import UsageError, add_version, deprecated_alias, integer, run_cli
 from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game
 
@@ -131,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default="heuristic", type=agent_spec,
                    help=agent_help("the bot to play against (default heuristic)",
                                    safe_option=True))
-    p.add_argument("--hands", type=integer(1, MAX_HANDS), default=1,
+    p.add_argument("--num-hands", dest="hands", type=integer(1, MAX_HANDS), default=1,
                    help="hands in the match (default 1; 4 short, 6 full, 8 proper)")
+    deprecated_alias(p, "--hands", "--num-hands")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0,
                    help="your seat: 0 (player_0, default) or 1")
     p.add_argument("--seed", type=integer(0), default=None,

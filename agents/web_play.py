@@ -1,7 +1,7 @@
 """``widderkopf-play --web``: play the bots at a card table in your browser.
 
     widderkopf-play --web [--no-browser] [--host 127.0.0.1] [--port 0] [--no-record]
-                    [--opponent heuristic] [--hands N] [--seat 0|1] [--seed S] [--variant V]
+                    [--opponent heuristic] [--num-hands N] [--seat 0|1] [--seed S] [--variant V]
 
 A local HTTP server (the standard library's ``ThreadingHTTPServer``) keeps every game;
 the page (``web_table.html``, ``.js``, ``.css``, package data: no network, no web fonts)

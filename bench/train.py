@@ -26,8 +26,8 @@ def run(kind: str, n_envs: int, threads: int, steps: int, net_arch: str, out: Pa
         "--total-steps", str(steps), "--vec-env", kind, "--n-envs", str(n_envs),
         "--torch-threads", str(threads),
         "--net-arch", net_arch, "--eval-every", "0", "--checkpoint-every", "0",
-        "--final-eval-pairs", "10", "--eval-pairs", "10", "--eval-workers", "1",
-        "--no-progress-bar", "--quiet", "--out", str(out)]))
+        "--final-eval-pairs", "10", "--eval-pairs", "10", "--workers", "1",
+        "--no-progress", "--quiet", "--out", str(out)]))
 
 
 def main(argv=None) -> None:

@@ -23,61 +23,42 @@ import time
 import numpy as np
 
 from widderkopf_env.agents import load_agent
-from widderkopf_env.cards import ESCALATE
 from widderkopf_env.vector.encode import encode
 from widderkopf_env.vector.opponents import AgentOpponent
 from widderkopf_env.vector.sb3 import WidderkopfSB3VecEnv
 
-from .export import PolicySnapshot
-from .opponents import SNAPSHOT, check_mix, draw, opponent_mix
+from .opponents import SNAPSHOT, OpponentPool, TrainingControls, opponent_mix
 
 
-class BatchedPool:
-    """The opponent pool of :class:`~.opponents.OpponentPool` for ``n`` sub-envs at once,
-    as a batched opponent of the vector env: before each episode of each sub-env it draws
-    a bot of ``mix`` or one of the learner's snapshots (:func:`~.opponents.draw`, from the
-    env's opponent generator). Snapshots sample their moves, all games of one snapshot in
-    one batch; bots play one game at a time (one bot object per sub-env)."""
+class BatchedPool(OpponentPool):
+    """The :class:`~.opponents.OpponentPool` of ``n`` sub-envs at once, as a batched
+    opponent of the vector env: before each episode of each sub-env it draws a bot of
+    ``mix`` or one of the learner's snapshots (from the env's opponent generator).
+    Snapshots sample their moves, all games of one snapshot in one batch; bots play one
+    game at a time (one bot object per sub-env)."""
 
     def __init__(self, mix: dict[str, float], n: int):
-        self.n, self.bots, self.snapshots = n, {}, []
-        self.set_mix(mix)
+        self.n = n
+        super().__init__(mix, lambda name: AgentOpponent([load_agent(name) for _ in range(n)]))
         self.who = np.full(n, "", object)  # each sub-env's opponent: a bot name or a snapshot
         self.ended = np.full(n, "", object)  # the label of the episode each sub-env ended last
         self.rng = np.random.default_rng(0)
 
-    def set_mix(self, mix: dict[str, float]) -> None:
-        check_mix(mix)
-        for name in mix:
-            if name not in self.bots:
-                self.bots[name] = AgentOpponent([load_agent(name) for _ in range(self.n)])
-        self.mix = dict(mix)
-
-    def set_snapshots(self, snapshots) -> None:
-        self.snapshots = [PolicySnapshot(w) for w in snapshots]
-
-    def add_snapshot(self, weights: dict, max_size: int) -> None:
-        """Add a snapshot; keep the ``max_size`` most recent (all if 0). Episodes under
-        way go on with the snapshot they drew."""
-        self.snapshots.append(PolicySnapshot(weights))
-        if max_size > 0:
-            del self.snapshots[:-max_size]
-
     def describe(self) -> str:
         return f"the self-play pool ({self.mix}, {len(self.snapshots)} snapshot(s))"
 
-    def label(self, i: int) -> str:
+    def label_of(self, i: int) -> str:
         who = self.who[i]
         return who if isinstance(who, str) else SNAPSHOT
 
     def reset(self, idx, rng: np.random.Generator) -> None:
         self.rng = rng
         for i in idx:
-            self.ended[i] = self.label(i)
-            name, k = draw(self.mix, len(self.snapshots), rng)
-            self.who[i] = name if k is None else self.snapshots[k]
-            if k is None:
-                self.bots[name].reset([i], rng)
+            self.ended[i] = self.label_of(i)
+            name, who = self.pick(rng)
+            self.who[i] = name if name != SNAPSHOT else who
+            if name != SNAPSHOT:
+                who.reset([i], rng)
 
     def actions(self, game, idx, player) -> np.ndarray:
         acts = np.empty(len(idx), np.int64)
@@ -96,7 +77,7 @@ class BatchedPool:
         return acts
 
 
-class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
+class NativeTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
     """The training env for a run configuration ``cfg`` (see the module documentation)."""
 
     def __init__(self, cfg: dict, seed: int, steps: int = 0):
@@ -105,15 +86,13 @@ class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
             self.pool = BatchedPool(opponent_mix(cfg, steps), cfg["n_envs"])
         super().__init__(cfg["n_envs"], opponent=self.pool or cfg["opponent"], seat="random",
                          reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
-        self.label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
-        self.escalation = True
-        self.env_seconds, self.env_steps = 0.0, 0
+        self.opponent_label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
         self.seed(seed)
 
     def reset(self):
         t = time.perf_counter()
         obs = super().reset()
-        self.env_seconds += time.perf_counter() - t
+        self.timed(t)
         return obs
 
     def step_wait(self):
@@ -121,36 +100,30 @@ class NativeTrainingVecEnv(WidderkopfSB3VecEnv):
         obs, rewards, dones, infos = super().step_wait()
         for i in np.flatnonzero(dones):
             info = infos[i]
-            info["opponent"] = self.label if self.pool is None else self.pool.ended[i]
+            info["opponent"] = self.opponent_label if self.pool is None else self.pool.ended[i]
             scores = info.get("scores", (0, 0))  # absent after an illegal move
             seat = info["seat"]
             info["game_points"] = float(scores[seat] - scores[1 - seat])
-        self.env_seconds += time.perf_counter() - t
-        self.env_steps += self.num_envs
+        self.timed(t, self.num_envs)
         return obs, rewards * np.float32(self.reward_scale), dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions; without escalation rights (``set_escalation(False)``) the
-        learner may not escalate (it still has a card to play, or pass to answer)."""
-        masks = super().action_masks()
-        if not self.escalation:
-            masks[:, ESCALATE] = 0
-        return masks
+        """The legal actions (:meth:`~.opponents.TrainingControls.escalation_masked`)."""
+        return self.escalation_masked(super().action_masks())
+
+    def set_mix(self, mix: dict[str, float]) -> None:
+        if self.pool is None and mix != {self.opponent_label: 1.0}:
+            raise ValueError(f"--vec-env native plays only {self.opponent_label!r}; got the "
+                             f"mix {mix}")
+        if self.pool is not None:
+            self.pool.set_mix(mix)
+
+    def env_timing(self) -> tuple[float, int]:
+        """One sub-env's share, as each single env gives its own."""
+        return self.env_seconds / self.num_envs, self.env_steps // self.num_envs
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        n = len(list(self._get_indices(indices)))
-        if method_name == "set_escalation":
-            self.escalation = bool(method_args[0])
-            return [None] * n
-        if self.pool is not None and method_name in ("set_mix", "set_snapshots",
-                                                      "add_snapshot"):
-            getattr(self.pool, method_name)(*method_args, **method_kwargs)
-            return [None] * n
-        if method_name == "set_mix":
-            mix = method_args[0]
-            if mix != {self.label: 1.0}:
-                raise ValueError(f"--vec-env native plays only {self.label!r}; got the mix {mix}")
-            return [None] * n
-        if method_name == "env_timing":  # one row per sub-env, as the single envs give
-            return [(self.env_seconds / self.num_envs, self.env_steps // self.num_envs)] * n
+        if method_name in TrainingControls.METHODS:
+            n = len(list(self._get_indices(indices)))
+            return [getattr(self, method_name)(*method_args, **method_kwargs)] * n
         return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)

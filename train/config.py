@@ -13,9 +13,10 @@ import argparse
 import dataclasses
 import json
 import sys
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
+from widderkopf_env import settings
 from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import agent_help, agent_spec
 from widderkopf_env.cards import VARIANTS
@@ -24,6 +25,7 @@ from widderkopf_env.cli import (
     UsageError,
     add_version,
     check_output_dir,
+    deprecated_alias,
     int_list,
     integer,
     number,
@@ -38,19 +40,14 @@ GROUPS = ("run", "environment", "self-play", "network and PPO", "evaluation and 
 ROLLOUT_STEPS = 8192  # steps per update that the default --n-steps aims at
 
 
-def setting(default=MISSING, help: str = "", *, type=None, group: str = "run",
-            choices=None, metavar=None, action=None, flag=None, run_control=False,
-            cli=True, shown=None, factory=None):
-    """A :class:`TrainConfig` field: its default, help text and command-line form.
-    ``run_control``: ``--resume`` may change it; ``cli=False``: derived, no option;
-    ``shown``: the default as the docs table and ``--help`` show it (when it is worked
-    out at run time)."""
-    meta = {"help": help, "type": type, "group": group, "choices": choices,
-            "metavar": metavar, "action": action, "flag": flag, "run_control": run_control,
-            "cli": cli, "shown": shown}
-    if factory is not None:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
+def setting(default=MISSING, help: str = "", *, group: str = "run", run_control=False,
+            shown=None, **form):
+    """A :class:`TrainConfig` field (:func:`widderkopf_env.settings.setting`, whose
+    keywords ``form`` takes): ``group``: its section of ``--help``; ``run_control``:
+    ``--resume`` may change it; ``shown``: the default as the docs table and ``--help``
+    show it (when it is worked out at run time)."""
+    return settings.setting(default, help, group=group, run_control=run_control, shown=shown,
+                            **form)
 
 
 def _workers_default() -> int:
@@ -104,9 +101,11 @@ class TrainConfig:
                                   type=POSITIVE, metavar="STEPS", group="self-play")
     pool_size: int = setting(8, "snapshots kept (0: all)", type=COUNT, group="self-play")
     p_heuristic: float = setting(0.5, "share of episodes against the heuristic bot",
-                                 type=SHARE, group="self-play")
+                                 type=SHARE, group="self-play", flag="--heuristic-share",
+                                 old="--p-heuristic")
     p_random: float = setting(0.1, "share of episodes against the random bot (the rest: "
-                              "the pool)", type=SHARE, group="self-play")
+                              "the pool)", type=SHARE, group="self-play",
+                              flag="--random-share", old="--p-random")
     net_arch: list[int] = setting(help="hidden layer sizes of the policy and of the value "
                                   "net (--net-size: " + ", ".join(
                                       f"{k} {v}" for k, v in NET_SIZES.items()) + ")",
@@ -114,7 +113,8 @@ class TrainConfig:
                                   factory=lambda: [256, 256], shown="256,256")
     policy: str = setting("canonical", "canonical: the MLP sees the cards in trump-relative "
                           "order (train/torch_policy.py); mlp: SB3's plain MlpPolicy",
-                          choices=("canonical", "mlp"), group="network and PPO")
+                          choices=("canonical", "mlp"), group="network and PPO",
+                          flag="--policy-class", old="--policy")
     activation: str = setting("relu", "activation of the hidden layers",
                               choices=("relu", "tanh"), group="network and PPO")
     init: str | None = setting(None, "warm start: the actor starts from this policy's "
@@ -132,7 +132,7 @@ class TrainConfig:
                               "n-steps x n-envs are used)", type=integer(2),
                               group="network and PPO")
     n_epochs: int = setting(4, "passes over each rollout", type=POSITIVE,
-                            group="network and PPO")
+                            group="network and PPO", flag="--epochs", old="--n-epochs")
     gamma: float = setting(1.0, "discount factor", type=SHARE, group="network and PPO")
     gae_lambda: float = setting(0.95, "bias/variance trade-off of the advantage estimate "
                                 "(GAE)", type=SHARE, group="network and PPO")
@@ -153,7 +153,8 @@ class TrainConfig:
                                      shown="300, at most --final-eval-pairs")
     eval_workers: int = setting(help="processes of the evaluations", type=POSITIVE,
                                 group="evaluation and checkpoints", run_control=True,
-                                factory=_workers_default, shown="the CPU cores")
+                                factory=_workers_default, shown="the CPU cores",
+                                flag="--workers", old="--eval-workers")
     final_eval_pairs: int | None = setting(None, "pairs per opponent of the final "
                                            "evaluation of the final and (if another "
                                            "model) the best model", type=POSITIVE,
@@ -170,8 +171,8 @@ class TrainConfig:
                                  "share)", type=POSITIVE, group="evaluation and checkpoints",
                                  run_control=True)
     progress_bar: bool = setting(True, "no progress bar", action="store_false",
-                                 flag="--no-progress-bar", group="evaluation and checkpoints",
-                                 run_control=True)
+                                 flag="--no-progress", group="evaluation and checkpoints",
+                                 run_control=True, old="--no-progress-bar")
     quiet: bool = setting(False, "print only the summary line", action="store_true",
                           group="evaluation and checkpoints", run_control=True)
     eval_seed: int | None = setting(None, "seed of the periodic evaluations' deals",
@@ -184,12 +185,7 @@ class TrainConfig:
 RUN_CONTROL = frozenset(f.name for f in fields(TrainConfig) if f.metadata["run_control"])
 
 
-def _flag(f) -> str:
-    return f.metadata["flag"] or "--" + f.name.replace("_", "-")
-
-
-def _default(f):
-    return f.default_factory() if f.default is MISSING else f.default
+_flag, _default = settings.option_name, settings.default_of
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -206,18 +202,16 @@ def build_parser() -> argparse.ArgumentParser:
         m = f.metadata
         if not m["cli"]:
             continue
-        text = agent_help(m["help"]) if f.name == "opponent" else m["help"]
-        text = text.replace("%", "%%")
+        kwargs = settings.option_kwargs(f)
+        if f.name == "opponent":
+            kwargs["help"] = agent_help(kwargs["help"])
         if m["shown"] is not None and f.default is None:
-            text += f" (default: {m['shown']})"
-        kwargs = {"dest": f.name, "default": _default(f), "help": text}
-        if m["action"] is not None:
-            kwargs["action"] = m["action"]
-        else:
-            kwargs.update(type=m["type"], choices=m["choices"], metavar=m["metavar"])
+            kwargs["help"] += f" (default: {m['shown']})"
         if f.name == "net_arch":
             kwargs["default"] = ",".join(map(str, _default(f)))
         groups[m["group"]].add_argument(_flag(f), **kwargs)
+        if m["old"]:
+            deprecated_alias(p, m["old"], _flag(f))
         if f.name == "net_arch":
             groups[m["group"]].add_argument("--net-size", choices=sorted(NET_SIZES),
                                             default=None,
@@ -259,18 +253,33 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
         parser.error(str(err))
 
 
+def config_of(settings: TrainConfig) -> dict:
+    """The run's settings from a :class:`TrainConfig` object, as :func:`parse_config`
+    makes them from a command line (the fields that differ from their defaults count as
+    given); for a caller that runs PPO as one of its stages (the recipe)."""
+    given = {f.name for f in fields(TrainConfig) if getattr(settings, f.name) != _default(f)}
+    return _configure(dataclasses.asdict(settings), given)
+
+
 def _config(parser: argparse.ArgumentParser, argv) -> dict:
     args = vars(parser.parse_args(argv))
     net_size = args.pop("net_size")
     if net_size is not None:
         args["net_arch"] = NET_SIZES[net_size]
+    given = set(vars(_given(parser, argv)))
+    if given & {"net_size"}:
+        given = (given - {"net_size"}) | {"net_arch"}
+    return _configure(args, given)
+
+
+def _configure(args: dict, given: set) -> dict:
+    """Resolve, merge into the saved run on --resume, and check the settings ``args``
+    (``given``: the settings the caller named)."""
     args["out"] = str(args["out"])
     cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
     _check_out(Path(cfg["out"]))
     if cfg["resume"]:
-        given = set(vars(_given(parser, argv))) | {"resume"}
-        if given & {"net_size"}:
-            given = (given - {"net_size"}) | {"net_arch"}
+        given = given | {"resume"}
         old = read_saved(Path(cfg["out"]))
         ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
         if ignored:
@@ -291,9 +300,9 @@ def check(cfg: dict) -> None:
                          f"advantages over each rollout), got {cfg['n_steps']} x "
                          f"{cfg['n_envs']}")
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
-        raise UsageError("--p-heuristic + --p-random must be at most 1")
+        raise UsageError("--heuristic-share + --random-share must be at most 1")
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] <= 0:
-        raise UsageError("--p-heuristic + --p-random must be above 0: the pool has no "
+        raise UsageError("--heuristic-share + --random-share must be above 0: the pool has no "
                          "snapshot before step --snapshot-every, and until then the bots "
                          "play every episode")
 

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 from widderkopf_env.agents.network_file import load_policy, save_policy
 from widderkopf_env.cli import (
+    DefaultsHelp,
     UsageError,
     add_version,
     int_list,
@@ -37,11 +40,13 @@ from widderkopf_env.cli import (
     require_train_extra,
     run_cli,
 )
+from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill_data import EXPERTS, generate, load_shards
 from .export import init_file, network_file_arg
 
-__all__ = ["main", "parser"]
+__all__ = ["DistillGenerateSettings", "DistillTrainSettings", "FitSettings", "ShardSettings",
+           "fit_policy", "generate_shards", "main", "parser"]
 
 
 def _mix(text: str) -> tuple[float, float, float]:
@@ -55,53 +60,96 @@ def _mix(text: str) -> tuple[float, float, float]:
     return parts
 
 
+@dataclass
+class ShardSettings:
+    """What the commands that write data shards share (``widderkopf-distill generate``,
+    ``widderkopf-values data``)."""
+
+    out: Path = setting(None, "folder of the shards", type=output_dir, required=True)
+    shards: int = setting(None, "shards to write", type=integer(1), required=True)
+    seed: int = setting(0, "seed of the shards' games", type=integer(0))
+    workers: int = setting(1, "processes", type=integer(1))
+
+
+@dataclass
+class FitSettings:
+    """What the commands that fit a network to shards share (``widderkopf-distill train``,
+    ``widderkopf-values fit``)."""
+
+    data: list = setting(None, "shard folders", nargs="+", required=True)
+    out: Path = setting(None, "the network file to write (.npz)", type=output_file,
+                        required=True)
+    max_shards: int | None = setting(None, "use shards 0..N-1 of each folder only",
+                                     type=integer(1))
+    net_arch: list = setting(help="hidden layer sizes", type=int_list, metavar="N,N,...",
+                             factory=lambda: [512, 512, 256])
+    epochs: int = setting(40, "passes over the data", type=integer(1))
+    batch_size: int = setting(512, "positions per gradient step", type=integer(1),
+                              old="--batch")
+    lr: float = setting(1e-3, "Adam learning rate", type=number(0.0, 1.0, low_open=True))
+    seed: int = setting(0, "seed of the fit", type=integer(0))
+
+
+@dataclass
+class DistillGenerateSettings(ShardSettings):
+    """``widderkopf-distill generate``: positions labelled by an expert, in shards."""
+
+    matches: int = setting(4, "matches per shard", type=integer(1))
+    samples: int | None = setting(None, "PIMC worlds per decision (default: PIMC's own "
+                                  "per-kind numbers)", type=integer(1))
+    mix: tuple = setting((0.7, 0.2, 0.1), "shares of moves played by the expert, the "
+                         "heuristic, and a random move (or --policy's)", type=_mix)
+    policy: str | None = setting(None, "a network whose moves replace the random ones "
+                                 "(DAgger): ppo, net or a network .npz",
+                                 type=network_file_arg, metavar="POLICY")
+    expert: str = setting("pimc", "the labelling bot: PIMC with opponent inference or "
+                          "without, or the heuristic (its move only)", choices=EXPERTS)
+
+
+@dataclass
+class DistillTrainSettings(FitSettings):
+    """``widderkopf-distill train``: a policy network fitted to the labels."""
+
+    tau: float = setting(4.0, "temperature of the soft targets, in card points",
+                         type=number(0.0, low_open=True))
+    soft: float = setting(0.5, "share of the soft targets in the training target",
+                          type=number(0.0, 1.0))
+    init: str | None = setting(None, "start from this policy's weights: ppo or net (the "
+                               "shipped networks) or a policy .npz (relative to the working "
+                               "directory), with the layers of --net-arch", metavar="POLICY")
+    escalation_weight: float = setting(1.0, "loss weight of positions where an escalation "
+                                       "or pass is legal", type=number(0.0))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="widderkopf-distill",
+        prog="widderkopf-distill", formatter_class=DefaultsHelp,
         description="Distil PIMC search into a policy network: labelled data (generate) and "
                     "imitation (train).")
     add_version(p)
     sub = p.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("generate", help="write PIMC-labelled shards (resumable)")
-    g.add_argument("--out", required=True, type=output_dir, help="folder of the shards")
-    g.add_argument("--shards", type=integer(1), required=True)
-    g.add_argument("--seed", type=integer(0), default=0)
-    g.add_argument("--matches", type=integer(1), default=4, help="matches per shard")
-    g.add_argument("--samples", type=integer(1), default=None,
-                   help="PIMC worlds per decision (default: PIMC's own per-kind numbers)")
-    g.add_argument("--mix", type=_mix, default=(0.7, 0.2, 0.1),
-                   help="shares of moves played by the expert, the heuristic, and a random "
-                        "move (or --policy's)")
-    g.add_argument("--policy", type=network_file_arg, default=None, metavar="POLICY",
-                   help="a network whose moves replace the random ones (DAgger): ppo, net or "
-                        "a network .npz")
-    g.add_argument("--expert", choices=EXPERTS, default="pimc",
-                   help="the labelling bot: PIMC with opponent inference or without, or the "
-                        "heuristic (its move only)")
-    g.add_argument("--workers", type=integer(1), default=1)
-    t = sub.add_parser("train", help="fit a network to the shards")
-    t.add_argument("--data", nargs="+", required=True, help="shard folders")
-    t.add_argument("--out", required=True, type=output_file,
-                   help="the network file to write (.npz)")
-    t.add_argument("--max-shards", type=integer(1), default=None,
-                   help="use shards 0..N-1 of each folder only")
-    t.add_argument("--net-arch", type=int_list, default="512,512,256", metavar="N,N,...",
-                   help="hidden layer sizes (default 512,512,256)")
-    t.add_argument("--epochs", type=integer(1), default=40)
-    t.add_argument("--batch", type=integer(1), default=512)
-    t.add_argument("--lr", type=number(0.0, 1.0, low_open=True), default=1e-3)
-    t.add_argument("--tau", type=number(0.0, low_open=True), default=4.0,
-                   help="temperature of the soft targets, in card points")
-    t.add_argument("--soft", type=number(0.0, 1.0), default=0.5,
-                   help="share of the soft targets in the training target")
-    t.add_argument("--init", default=None, metavar="POLICY",
-                   help="start from this policy's weights: ppo or net (the shipped networks) "
-                        "or a policy .npz (relative to the working directory), with the "
-                        "layers of --net-arch")
-    t.add_argument("--escalation-weight", type=number(0.0), default=1.0,
-                   help="loss weight of positions where an escalation or pass is legal")
-    t.add_argument("--seed", type=integer(0), default=0)
+    add_options(sub.add_parser("generate", formatter_class=DefaultsHelp,
+                               help="write PIMC-labelled shards (resumable)"),
+                DistillGenerateSettings)
+    add_options(sub.add_parser("train", formatter_class=DefaultsHelp,
+                               help="fit a network to the shards"), DistillTrainSettings)
     return p
+
+
+def generate_shards(s: DistillGenerateSettings, log=print) -> int:
+    """Write the shards of ``s`` (skipping finished ones); the number of positions written."""
+    return generate(s.out, s.shards, s.seed, s.matches, s.samples, s.mix, s.workers, s.policy,
+                    s.expert, log=log)
+
+
+def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict:
+    """The policy network fitted as ``s`` says (``data``: the shards, loaded; default:
+    read from ``s.data``), as a weights dict."""
+    from .distill import train
+
+    data = load_shards(s.data, s.max_shards) if data is None else data
+    return train(data, tuple(s.net_arch), s.epochs, s.batch_size, s.lr, s.tau, s.soft, s.seed,
+                 init=init, escalation_weight=s.escalation_weight, log=log)
 
 
 def main(argv=None) -> int:
@@ -110,13 +158,11 @@ def main(argv=None) -> int:
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
-                         args.mix, args.workers, args.policy, args.expert)
+            n = generate_shards(from_namespace(DistillGenerateSettings, args))
             print(f"wrote {n} positions")
             return 0
+        args = from_namespace(DistillTrainSettings, args)
         require_train_extra("widderkopf-distill train")
-        from .distill import train
-
         init = None
         if args.init is not None:
             try:
@@ -128,9 +174,7 @@ def main(argv=None) -> int:
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None
         print(f"{len(data['action'])} positions")
-        weights = train(data, tuple(args.net_arch), args.epochs, args.batch, args.lr,
-                        args.tau, args.soft, args.seed, init=init,
-                        escalation_weight=args.escalation_weight)
+        weights = fit_policy(args, data, init)
         save_policy(weights, args.out)
         print(f"wrote {args.out}")
         return 0

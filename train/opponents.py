@@ -59,13 +59,19 @@ def draw(mix: dict[str, float], snapshots: int, rng: np.random.Generator):
 
 
 class OpponentPool:
-    """An Agent that plays as whichever opponent :meth:`draw` picked last."""
+    """The bots of a mix and the learner's snapshots, and the draw between them: an Agent
+    that plays as whichever opponent :meth:`draw` picked last.
+
+    ``make_bot(name)`` builds the bot of a name (default :func:`load_agent`); the batched
+    pool of the vector env (:class:`~.batched_vec_env.BatchedPool`) builds one that plays
+    every sub-env."""
 
     name = "opponent-pool"
 
-    def __init__(self, mix: dict[str, float]):
-        self.bots: dict = {}  # by name, each loaded once
+    def __init__(self, mix: dict[str, float], make_bot=load_agent):
+        self.bots: dict = {}  # by name, each built once
         self.snapshots: list[PolicySnapshot] = []
+        self._make_bot = make_bot
         self.set_mix(mix)
         self.label = next(iter(self.mix))
         self.current = self.bots[self.label]
@@ -74,22 +80,27 @@ class OpponentPool:
         check_mix(mix)
         for name in mix:
             if name not in self.bots:
-                self.bots[name] = load_agent(name)
+                self.bots[name] = self._make_bot(name)
         self.mix = dict(mix)
 
     def set_snapshots(self, snapshots) -> None:
         self.snapshots = [PolicySnapshot(w) for w in snapshots]
 
     def add_snapshot(self, weights: dict, max_size: int) -> None:
-        """Add a snapshot; keep the ``max_size`` most recent (all if 0)."""
+        """Add a snapshot; keep the ``max_size`` most recent (all if 0). Episodes under
+        way go on with the opponent they drew."""
         self.snapshots.append(PolicySnapshot(weights))
         if max_size > 0:
             del self.snapshots[:-max_size]
 
+    def pick(self, rng: np.random.Generator) -> tuple[str, object]:
+        """One episode's opponent: ``(label, bot or snapshot)`` (:func:`draw`)."""
+        label, k = draw(self.mix, len(self.snapshots), rng)
+        return label, self.bots[label] if k is None else self.snapshots[k]
+
     def draw(self, rng: np.random.Generator) -> str:
         """Pick the opponent of the next episode; returns its label."""
-        self.label, k = draw(self.mix, len(self.snapshots), rng)
-        self.current = self.bots[self.label] if k is None else self.snapshots[k]
+        self.label, self.current = self.pick(rng)
         return self.label
 
     def reset(self, seed: int | None = None) -> None:
@@ -99,10 +110,52 @@ class OpponentPool:
         return self.current.act(view)
 
 
-class TrainingWrapper(gymnasium.Wrapper):
+class TrainingControls:
+    """What the trainer calls on its training envs, single (:class:`TrainingWrapper`) or
+    batched (:class:`~.batched_vec_env.NativeTrainingVecEnv`), through
+    ``VecEnv.env_method``: the crack curriculum's escalation right, the opponent pool's mix
+    and snapshots, and the time spent inside the env."""
+
+    #: The methods ``env_method`` may call by name.
+    METHODS = ("set_escalation", "set_mix", "set_snapshots", "add_snapshot", "env_timing")
+
+    pool: OpponentPool | None = None
+    escalation = True
+    env_seconds, env_steps = 0.0, 0
+
+    def set_escalation(self, allowed: bool) -> None:
+        self.escalation = bool(allowed)
+
+    def escalation_masked(self, mask: np.ndarray) -> np.ndarray:
+        """``mask`` (one row, or one per sub-env) without escalation while the learner
+        has no escalation rights (``set_escalation(False)``): it still has a card to play,
+        or pass to answer."""
+        if not self.escalation:
+            mask[..., ESCALATE] = 0
+        return mask
+
+    def set_mix(self, mix: dict[str, float]) -> None:
+        self.pool.set_mix(mix)
+
+    def set_snapshots(self, snapshots) -> None:
+        self.pool.set_snapshots(snapshots)
+
+    def add_snapshot(self, weights: dict, max_size: int) -> None:
+        self.pool.add_snapshot(weights, max_size)
+
+    def env_timing(self) -> tuple[float, int]:
+        """(seconds spent in reset/step, steps) since the env was made."""
+        return self.env_seconds, self.env_steps
+
+    def timed(self, started: float, steps: int = 0) -> None:
+        """Count the time since ``started`` (``time.perf_counter()``) and ``steps`` steps."""
+        self.env_seconds += time.perf_counter() - started
+        self.env_steps += steps
+
+
+class TrainingWrapper(TrainingControls, gymnasium.Wrapper):
     """What the trainer needs around the env: the opponent draw before each episode, reward
-    scaling, per-opponent episode statistics, the time spent inside the env, and the
-    crack curriculum (no escalation for the learner while ``escalation`` is False).
+    scaling, per-opponent episode statistics and :class:`TrainingControls`.
 
     At the end of each episode, the learner's game points (unscaled, without shaping) are
     put in ``info["game_points"]`` and the opponent's label in ``info["opponent"]`` (read by
@@ -113,8 +166,6 @@ class TrainingWrapper(gymnasium.Wrapper):
         super().__init__(env)
         self.pool, self.reward_scale = pool, reward_scale
         self._rng = np.random.default_rng(seed)
-        self.env_seconds, self.env_steps = 0.0, 0
-        self.escalation = True
 
     def reset(self, *, seed=None, options=None):
         t = time.perf_counter()
@@ -122,7 +173,7 @@ class TrainingWrapper(gymnasium.Wrapper):
             self._rng = np.random.default_rng([seed, 7])
         self.pool.draw(self._rng)
         out = self.env.reset(seed=seed, options=options)
-        self.env_seconds += time.perf_counter() - t
+        self.timed(t)
         return out
 
     def step(self, action):
@@ -132,31 +183,9 @@ class TrainingWrapper(gymnasium.Wrapper):
             env = self.env.unwrapped
             info["game_points"] = env.game.returns()[env.seat]
             info["opponent"] = self.pool.label
-        self.env_seconds += time.perf_counter() - t
-        self.env_steps += 1
+        self.timed(t, 1)
         return obs, reward * self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """The env's mask; without escalation rights (``set_escalation(False)``) the
-        learner may not escalate (it still has a card to play, or pass to answer)."""
-        mask = self.env.unwrapped.action_masks()
-        if not self.escalation:
-            mask[ESCALATE] = 0
-        return mask
-
-    # Called through VecEnv.env_method (works in subprocess workers too).
-    def set_escalation(self, allowed: bool) -> None:
-        self.escalation = allowed
-
-    def add_snapshot(self, weights: dict, max_size: int) -> None:
-        self.pool.add_snapshot(weights, max_size)
-
-    def set_snapshots(self, snapshots) -> None:
-        self.pool.set_snapshots(snapshots)
-
-    def set_mix(self, mix: dict[str, float]) -> None:
-        self.pool.set_mix(mix)
-
-    def env_timing(self) -> tuple[float, int]:
-        """(seconds spent in reset/step, steps) since the env was made."""
-        return self.env_seconds, self.env_steps
+        """The env's mask (:meth:`TrainingControls.escalation_masked`)."""
+        return self.escalation_masked(self.env.unwrapped.action_masks())

@@ -12,7 +12,7 @@ it plays both seats). Opponents (see :mod:`.opponents`):
 - ``--self-play``: every ``--snapshot-every`` steps (once the learner may escalate, see
   ``--crack-after``) the current policy is added to a pool of at most ``--pool-size``
   snapshots (oldest dropped). Each episode's opponent is the
-  heuristic bot with probability ``--p-heuristic``, the random bot with ``--p-random``,
+  heuristic bot with probability ``--heuristic-share``, the random bot with ``--random-share``,
   otherwise a snapshot drawn uniformly from the pool (sampling from its policy); while
   the pool is empty the bots share all episodes in proportion.
 - ``--warmup-random N``: a curriculum: the first N steps against the random bot only.
@@ -73,14 +73,7 @@ from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
 from .checkpoints import TrainingInterrupted
-from .config import (  # noqa: F401 (public)
-    NET_SIZES,
-    RUN_CONTROL,
-    TrainConfig,
-    build_parser,
-    parse_config,
-    read_saved,
-)
+from .config import RUN_CONTROL, build_parser, parse_config, read_saved
 from .run_folder import RunFolderError, RunLock
 
 EXIT_REFUSED = 2

@@ -29,8 +29,8 @@ folder and records them (with their sha256) in ``recipe.json``:
 
 After the clone, every PPO leg and each fit, the agent so far plays a fixed, seeded set
 of duplicate deals against the heuristic and the shipped ``net``: the strength against
-wall-clock time, written to ``curve.json`` and drawn in ``curve.png``. Wall-clock time
-counts every session of the run (evaluations included).
+wall-clock time, kept in ``recipe.json`` and ``summary.json`` (``curve``) and drawn in
+``curve.png``. Wall-clock time counts every session of the run (evaluations included).
 
 A rerun of the same command after a kill or Ctrl-C goes on where the run stopped: a
 stage whose recorded outputs are intact is skipped, data stages keep their finished
@@ -45,16 +45,30 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from widderkopf_env.seeding import derive_seed
 
 from .checkpoints import write_atomic
+from .value_data import EXACT_TRICKS
 
-__all__ = ["RECIPES", "Recipe", "RunState", "curve_seed"]
+__all__ = ["RECIPES", "Recipe", "RunState", "ValueBlock", "curve_seed"]
 
 STATE = "recipe.json"
 AGENT = "agent.npz"
 STAGES = ("clone", "ppo", "values", "fit", "values2", "fit2", "evaluate")
+
+
+class ValueBlock(NamedTuple):
+    """A block of exact-value data: ``shards`` x ``games`` games, their card decisions
+    with ``lo``..``hi`` tricks left stored, exact with at most ``exact`` tricks left (by
+    heuristic rollouts down to it before)."""
+
+    shards: int
+    games: int
+    lo: int
+    hi: int
+    exact: int = EXACT_TRICKS
 
 
 @dataclass(frozen=True)
@@ -62,13 +76,13 @@ class Recipe:
     """The settings of a recipe (see the module docstring for the stages).
 
     ``clone_shards`` x ``clone_matches`` matches of heuristic play (``clone_random``:
-    the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network;
+    the share of random moves), fitted for ``clone_epochs`` into a ``net_arch`` network
+    (``clone_batch_size`` positions per step, ``clone_soft``: the share of soft targets);
     ``ppo_steps`` PPO steps in ``ppo_legs`` legs (0: no PPO stage), ``self_play`` or
-    against the heuristic; value data ``values`` as ``(shards, games, lo, hi)`` blocks
-    (positions with lo..hi tricks left; a fifth entry ``exact``: values exact with at most
-    that many tricks left, by heuristic rollouts down to it before, default 12;
-    ``value_random``: the share of random moves in those games), fitted for ``value_epochs`` into a
-    ``value_arch`` network that plays the cards of the last ``value_tricks`` tricks;
+    against the heuristic; value data ``values`` as :class:`ValueBlock` records (plain
+    tuples are taken as such; ``value_random``: the share of random moves in those games),
+    fitted for ``value_epochs`` into a ``value_arch`` network that plays the cards of the
+    last ``value_tricks`` tricks;
     ``values2``: blocks of a second round played by that agent (empty: one round), the
     network fitted again on both rounds for ``value_epochs2``;
     ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
@@ -79,11 +93,13 @@ class Recipe:
     clone_matches: int = 100
     clone_random: float = 0.1
     clone_epochs: int = 8
+    clone_batch_size: int = 1024
+    clone_soft: float = 0.0
     net_arch: tuple = (512, 512)
     ppo_steps: int = 0
     ppo_legs: int = 1
     self_play: bool = False
-    values: tuple = ((100, 100, 1, 8),)
+    values: tuple = (ValueBlock(100, 100, 1, 8),)
     value_random: float = 0.05
     value_arch: tuple = (256, 256)
     value_epochs: int = 8
@@ -94,13 +110,19 @@ class Recipe:
     final_pairs: int = 1000
     ladder_pairs: int = 0
 
+    def __post_init__(self):
+        for name in ("values", "values2"):  # plain tuples become named records
+            object.__setattr__(self, name, tuple(ValueBlock(*b) for b in getattr(self, name)))
+
 
 RECIPES = {
     "demo": Recipe("demo"),
     "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  values=((50, 1000, 1, 8), (40, 250, 9, 12), (20, 100, 13, 17, 8)),
+                  values=(ValueBlock(50, 1000, 1, 8), ValueBlock(40, 250, 9, 12),
+                          ValueBlock(20, 100, 13, 17, exact=8)),
                   value_arch=(512, 512, 256), value_epochs=6, value_tricks=17,
-                  values2=((50, 1000, 1, 8), (40, 250, 9, 12), (20, 100, 13, 17, 8)),
+                  values2=(ValueBlock(50, 1000, 1, 8), ValueBlock(40, 250, 9, 12),
+                           ValueBlock(20, 100, 13, 17, exact=8)),
                   value_epochs2=10, final_pairs=1000, ladder_pairs=200),
 }
 

@@ -15,7 +15,7 @@ __all__ = ["build_parser", "main", "report"]
 def build_parser():
     import argparse
 
-    from widderkopf_env.cli import DefaultsHelp, add_version, integer
+    from widderkopf_env.cli import DefaultsHelp, add_version, deprecated_alias, integer
     from widderkopf_env.seeding import default_workers
 
     from .recipe import RECIPES
@@ -33,8 +33,9 @@ def build_parser():
                    help="processes of the data stages and evaluations")
     p.add_argument("--force-restart", action="store_true",
                    help="delete the run in --out and start afresh")
-    p.add_argument("--no-progress-bar", dest="progress", action="store_false",
+    p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar (the stages' lines are in OUT/recipe.log)")
+    deprecated_alias(p, "--no-progress-bar", "--no-progress")
     p.set_defaults(progress=None)
     add_version(p)
     return p

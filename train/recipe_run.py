@@ -105,9 +105,9 @@ class StageBar:
             self.bar.close()
 
 
-def _exact(block: tuple) -> int:
-    """The exact depth of a value block: its fifth entry, else 12 (exact throughout)."""
-    return block[4] if len(block) > 4 else 12
+def _exact(block) -> int:
+    """The exact depth of a value block (:class:`~.recipe.ValueBlock`)."""
+    return block.exact
 
 
 def _positions(blocks: tuple) -> int:
@@ -187,10 +187,15 @@ class Pipeline:
     # -- stages ---------------------------------------------------------------------------
 
     def _clone(self, started: float) -> None:
-        from .distill import train
-        from .distill_data import generate, load_shards
+        from .distill_cli import (
+            DistillGenerateSettings,
+            DistillTrainSettings,
+            fit_policy,
+            generate_shards,
+        )
 
         r, data = self.r, self.path("clone", "data")
+        target = self.path("clone", "policy.npz")
         done = [0]
 
         def shard_done(msg: str) -> None:
@@ -200,9 +205,10 @@ class Pipeline:
                 self.bar.set(0.5 * done[0] / r.clone_shards, "data")
 
         _remove_partial(data)
-        generate(data, r.clone_shards, _small(derive_seed(self.seed, "clone")), r.clone_matches,
-                 mix=(1.0 - r.clone_random, 0.0, r.clone_random), workers=self.workers,
-                 expert="heuristic", log=shard_done)
+        generate_shards(DistillGenerateSettings(
+            out=data, shards=r.clone_shards, seed=_small(derive_seed(self.seed, "clone")),
+            matches=r.clone_matches, mix=(1.0 - r.clone_random, 0.0, r.clone_random),
+            workers=self.workers, expert="heuristic"), log=shard_done)
         epochs = [0]
 
         def epoch_done(msg: str) -> None:
@@ -211,15 +217,18 @@ class Pipeline:
                 epochs[0] += 1
                 self.bar.set(0.5 + 0.5 * epochs[0] / r.clone_epochs, "fit")
 
-        weights = train(load_shards(data), hidden=r.net_arch, epochs=r.clone_epochs,
-                        batch=1024, soft=0.0, seed=self.seed, log=epoch_done)
-        target = self.path("clone", "policy.npz")
+        weights = fit_policy(DistillTrainSettings(
+            data=[data], out=target, net_arch=list(r.net_arch), epochs=r.clone_epochs,
+            batch_size=r.clone_batch_size, soft=r.clone_soft, seed=self.seed), log=epoch_done)
         _write_policy(target, weights)
         self.state.finish("clone", [target], started)
         self._curve_point("clone", target)
 
     def _ppo(self, started: float) -> None:
-        from .ppo import parse_config, train
+        from dataclasses import replace
+
+        from .config import TrainConfig, config_of
+        from .ppo import train
 
         r, folder = self.r, self.path("ppo")
         for leg in range(1, r.ppo_legs + 1):
@@ -227,22 +236,20 @@ class Pipeline:
             summary = _read_json(folder / "summary.json")
             if summary is not None and summary["steps"] >= target:
                 continue  # this leg finished before a stop
-            args = ["--out", str(folder), "--total-steps", str(target), "--quiet",
-                    "--no-progress-bar", "--eval-every", "0",
-                    "--eval-pairs", "100", "--final-eval-pairs", "100",
-                    "--checkpoint-every", str(max(r.ppo_steps // (2 * r.ppo_legs), 1)),
-                    "--eval-workers", str(self.workers)]
+            settings = TrainConfig(
+                out=str(folder), total_steps=target, quiet=True, progress_bar=False,
+                eval_every=0, eval_pairs=100, final_eval_pairs=100,
+                checkpoint_every=max(r.ppo_steps // (2 * r.ppo_legs), 1),
+                eval_workers=self.workers)
             if (folder / "config.json").is_file():
-                args.append("--resume")
+                settings = replace(settings, resume=True)
             else:
-                args += ["--init", str(self.path("clone", "policy.npz")), "--seed",
-                         str(_small(derive_seed(self.seed, "ppo"))), "--lr", "1e-4",
-                         "--lr-schedule", "constant", "--net-arch",
-                         ",".join(map(str, r.net_arch))]
-                if r.self_play:
-                    args.append("--self-play")
+                settings = replace(
+                    settings, init=str(self.path("clone", "policy.npz")),
+                    seed=_small(derive_seed(self.seed, "ppo")), lr=1e-4,
+                    lr_schedule="constant", net_arch=list(r.net_arch), self_play=r.self_play)
             self.log(f"PPO leg {leg}/{r.ppo_legs}: up to {target:,} steps")
-            steps = train(parse_config(args))["steps"]  # whole rollouts: maybe beyond target
+            steps = train(config_of(settings))["steps"]  # whole rollouts: maybe beyond target
             self.bar.set(leg / r.ppo_legs, f"{steps:,} steps")
             self._curve_point(f"ppo {steps:,}", folder / "final_policy.npz")
         self.state.finish("ppo", [folder / "final_policy.npz"], started)
@@ -255,7 +262,7 @@ class Pipeline:
 
     def _value_data(self, stage: str, blocks: tuple, player: Path, started: float) -> None:
         """Exact-value shards of ``blocks`` from the play of ``player`` (a network file)."""
-        from .value_data import generate_values
+        from .value_cli import ValueDataSettings, value_shards
 
         total = sum(s for s, *_ in blocks)
         done = [0]
@@ -271,9 +278,11 @@ class Pipeline:
             shards, games, lo, hi = block[:4]
             folder = self.path(stage, f"{lo}-{hi}")
             _remove_partial(folder)
-            generate_values(folder, shards, _small(derive_seed(self.seed, stage, i)),
-                            games, (lo, hi), str(player), self.r.value_random,
-                            _exact(block), workers=self.workers, log=shard_done)
+            value_shards(ValueDataSettings(
+                out=folder, shards=shards, seed=_small(derive_seed(self.seed, stage, i)),
+                games=games, tricks=[lo, hi], policy=str(player),
+                random_moves=self.r.value_random, exact_tricks=_exact(block),
+                workers=self.workers), log=shard_done)
             outputs += sorted(folder.glob("shard_*.npz"))
         self.state.finish(stage, outputs, started)
 

@@ -46,6 +46,10 @@ from widderkopf_env.rules import PLAY, Game
 
 from .distill_data import run_shards
 
+#: The default exact depth: card values are solved exactly with at most this many tricks
+#: left (earlier positions: heuristic rollouts down to it).
+EXACT_TRICKS = 12
+
 __all__ = ["FIELDS", "card_values", "generate_values", "value_shard"]
 
 #: Arrays of a shard, one row per position: the observation, the card features, the
@@ -73,7 +77,7 @@ def card_values(game: Game, exact_tricks: int, rollout) -> dict[int, int]:
 
 
 def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
-                random_share: float = 0.05, exact_tricks: int = 12) -> dict[str, np.ndarray]:
+                random_share: float = 0.05, exact_tricks: int = EXACT_TRICKS) -> dict[str, np.ndarray]:
     """The positions of shard ``k``: ``games`` games of ``policy`` (an agent; None: the
     heuristic plays both seats) against the heuristic; see the module docstring."""
     lo, hi = tricks
@@ -129,7 +133,7 @@ def _job(args) -> tuple[int, Path, dict]:
 
 
 def generate_values(out, shards: int, seed: int = 0, games: int = 200, tricks=(1, TRICKS),
-                    policy_file=None, random_share: float = 0.05, exact_tricks: int = 12,
+                    policy_file=None, random_share: float = 0.05, exact_tricks: int = EXACT_TRICKS,
                     workers: int = 1, log=print) -> int:
     """Write value shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished
     ones) on ``workers`` processes; returns the number of positions written."""

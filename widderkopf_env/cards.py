@@ -253,10 +253,6 @@ def trick_winner_offset(trump: int, led: int, other: int) -> int:
     return BEATS[trump][led * NUM_CARDS + other]
 
 
-def is_trump(card: int, trump: int) -> bool:
-    return bool((TRUMP_MASK[trump] >> card) & 1)
-
-
 # --- names -------------------------------------------------------------------------------
 
 def card_name(card: int) -> str:

@@ -101,7 +101,7 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[
             raise argparse.ArgumentTypeError(f"expected {want}, got {text.strip()}")
         return value
 
-    convert.__name__ = want
+    convert.__name__, convert.kind = want, "int"
     return convert
 
 
@@ -126,7 +126,7 @@ def number(low: float | None = None, high: float | None = None,
             raise argparse.ArgumentTypeError(f"expected {want}, got {text}")
         return value
 
-    convert.__name__ = want
+    convert.__name__, convert.kind = want, "number"
     return convert
 
 
@@ -226,6 +226,34 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         if action.default is None or action.default is False or action.const is False:
             return action.help
         return super()._get_help_string(action)
+
+
+# --- deprecated spellings -----------------------------------------------------------------
+
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of an option, kept for one release: it sets what the new spelling
+    sets and prints a warning naming the new spelling (see :func:`deprecated_alias`)."""
+
+    def __init__(self, option_strings, dest, target=None, new="", **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.target, self.new = target, new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: {option_string} is deprecated and will be removed "
+              f"in the next release; use {self.new}", file=sys.stderr)
+        self.target(parser, namespace, values, self.new)
+
+
+def deprecated_alias(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Accept ``old`` as a deprecated spelling of ``parser``'s option ``new`` (hidden from
+    ``--help``; listed in the options table of the docs)."""
+    target = next((a for a in parser._actions if new in a.option_strings), None)
+    if target is None:
+        raise ValueError(f"{parser.prog} has no option {new} to alias as {old}")
+    parser.add_argument(old, dest=target.dest, action=DeprecatedAlias, target=target, new=new,
+                        nargs=target.nargs, type=target.type, choices=target.choices,
+                        metavar=target.metavar, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
 
 
 # --- running a script ----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ seen, in order; the tensor is the player (one-hot), the observation, the player'
 hand, the dealt face-up cards, the face-down cards turned over (by pile) and this hand's
 actions one-hot (the opponent's discard as a hidden marker). ``resample_from_infostate`` deals the
 player's unseen cards uniformly among the deals consistent with what they saw (voids
-shown in play included), so OpenSpiel's ISMCTS runs on the game.
+shown in play included; :class:`~widderkopf_env.worlds.Resampler`, the search bots'
+sampler), so OpenSpiel's ISMCTS runs on the game.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from .cards import (
     VARIANTS,
     action_name,
     card_name,
-    from_bits,
     get_variant,
 )
 from .deals import deal_to_spec
@@ -49,6 +49,7 @@ from .game_encoder import encode_game
 from .observation import OBS_SIZE, PIECES, split
 from .rules import Game
 from .view import HIDDEN
+from .worlds import Resampler, SamplerRandom
 
 SHORT_NAME = "python_widderkopf"
 _MAX_ESCALATION_ACTIONS = 8  # escalations and passes in one hand: at most 4 + 4 (R11)
@@ -215,9 +216,7 @@ class WidderkopfState(pyspiel.State):
             self.game = Game.from_deal(deal_to_spec(deal), dealer=self.first_dealer,
                                        num_hands=self.num_hands, seed=0, variant=self.variant)
         else:  # the engine dealt this hand from its seed: play the dealt cards instead
-            g = self.game
-            g.deals[g.hand_no] = deal
-            g._start_hand()
+            self.game.deal_hand(deal_to_spec(deal))
         self.hand_starts.append(len(self.game.history))
 
     def _action_to_string(self, player, action):
@@ -240,16 +239,7 @@ class WidderkopfState(pyspiel.State):
             raise pyspiel.SpielError("resample_from_infostate at a chance node is not "
                                      "supported")
         view = self.game.view(player_id)
-        rand = probability_sampler
-
-        def pick(items):
-            return items.pop(min(int(rand() * len(items)), len(items) - 1))
-
-        allowed = from_bits(view.unseen & ~view.opponent_voids)
-        hand = [pick(allowed) for _ in range(view.hand_size_opp)]
-        rest = [c for c in from_bits(view.unseen) if c not in hand]
-        face_down = {pile: pick(rest) for pile in view.face_down_piles}
-        discard = pick(rest) if view.opp_discarded else -1
+        hand, face_down, discard = Resampler(view).draw(SamplerRandom(probability_sampler))
         deal = view.initial_deal(hand, face_down, discard)
         history = list(self.history())
         at = self.deal_start

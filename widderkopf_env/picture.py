@@ -28,7 +28,6 @@ from .engine_types import Phase
 
 WIDTH, HEIGHT = 960, 640  #: picture size in pixels
 CARD_W, CARD_H = 56, 80
-SUIT_NAMES = ("clubs", "spades", "hearts", "diamonds")
 
 _FELT, _DARK, _INK, _LIGHT = "#1d6b3a", "#0f3d22", "#141414", "#f2f2ea"
 _RED, _GOLD, _DIM = "#c8102e", "#f5b800", "#a9c9b3"

@@ -185,6 +185,17 @@ class Game:
         self.level, self.cracker, self.recracker = 0, -1, -1
         self._legal = -1
 
+    def deal_hand(self, deal: dict) -> None:
+        """Play the hand about to begin with ``deal`` (a deal spec, as :meth:`from_deal`)
+        instead of the one drawn from the seed: for a caller that deals the cards itself,
+        such as the OpenSpiel game's chance nodes. Raises ``ValueError`` for a bad deal, or
+        once the hand has begun (an action played in it) or the match is over."""
+        if self.is_over or len(self.history) != self.hand_start:
+            raise ValueError("deal_hand: only a hand not yet begun can be dealt; this one "
+                             "has begun or the match is over")
+        self.deals[self.hand_no] = parse_deal(deal, self.variant)
+        self._start_hand()
+
     def clone(self) -> Game:
         """An independent copy (cheap; ``copy.copy`` and ``copy.deepcopy`` give the same)."""
         g = Game.__new__(Game)

@@ -10,10 +10,10 @@ from widderkopf_env import Game
 from widderkopf_env.agents import load_agent
 from widderkopf_env.agents.endgame import EndgameAgent
 from widderkopf_env.agents.heuristic import HeuristicAgent
-from widderkopf_env.agents.resample import Resampler
 from widderkopf_env.agents.solver import game_points, solve_actions
 from widderkopf_env.cards import TRICKS
 from widderkopf_env.rules import PLAY
+from widderkopf_env.worlds import Resampler
 
 
 def decisions(agent, games: int, seed: int = 0):

@@ -11,10 +11,10 @@ from helpers import deal
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, PIMCAgent, RandomAgent, load_agent
 from widderkopf_env.agents.infer import HeuristicModel, likelihood, opponent_choices
-from widderkopf_env.agents.resample import Resampler
 from widderkopf_env.cards import ESCALATE, TRUMP_MASK, card_name, from_bits, to_bits
 from widderkopf_env.rules import Phase, deal_to_spec
 from widderkopf_env.view import HIDDEN
+from widderkopf_env.worlds import Resampler
 
 #: View fields that do not depend on the match's progress (hand number, scores)
 CARD_NAMES = [card_name(c) for c in range(36)]

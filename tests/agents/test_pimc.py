@@ -12,10 +12,10 @@ from helpers import deal, play
 
 from widderkopf_env import Game, parse_card
 from widderkopf_env.agents import HeuristicAgent, PIMCAgent, RandomAgent, agent_names, load_agent
-from widderkopf_env.agents.resample import Resampler, hidden_info, opponent_voids, resample
 from widderkopf_env.agents.solver import game_points, solve_actions, solve_value
 from widderkopf_env.cards import ESCALATE, PASS, card_name, from_bits, names
 from widderkopf_env.rules import IllegalActionError, Phase, deal_to_spec
+from widderkopf_env.worlds import Resampler, hidden_info, resample
 
 STATE = ("phase", "current", "dealer", "trump", "hand", "up", "down", "upbits", "covered",
          "discard", "won", "trick_points", "played", "lead", "lead_pile", "leader", "tricks",
@@ -96,8 +96,8 @@ def test_void_inference_reads_only_the_opponents_failures_to_follow():
     assert game.current == 1 and len(game.tricks) == 1
     view0, view1 = game.view(0), game.view(1)
     spades = sum(1 << parse_card(n) for n in "AS 10S KS 9S 8S 7S 6S".split())
-    assert opponent_voids(view0) == spades
-    assert opponent_voids(view1) == 0  # player 0 led, and nobody failed to follow them
+    assert view0.opponent_voids == spades
+    assert view1.opponent_voids == 0  # player 0 led, and nobody failed to follow them
     info = hidden_info(view0)
     assert info.allowed == info.unseen & ~spades
     assert info.hand_size == 6 and len(info.down_slots) == 10 and info.discard
@@ -109,7 +109,7 @@ def small_positions(seed: int, max_hidden: int, want: int):
     found, sizes = [], set()
     for game, p in positions(400, seed=seed, min_tricks=8):
         view = game.view(p)
-        if game.phase != Phase.PLAY or not opponent_voids(view):
+        if game.phase != Phase.PLAY or not view.opponent_voids:
             continue
         info = hidden_info(view)
         if (info.unseen & info.void and info.unseen.bit_count() <= max_hidden

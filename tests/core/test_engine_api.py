@@ -52,6 +52,30 @@ def test_stepping_a_finished_game_is_an_error():
         g.apply(0)
 
 
+def test_deal_hand_plays_the_given_cards_in_a_hand_not_yet_begun():
+    """``Game.deal_hand``: a later hand of a match played with the deal given instead of
+    the seed's, the same game as ``from_deal`` would start; refused once the hand has
+    begun or the match is over, and the game stays usable."""
+    g = Game.new(seed=5, num_hands=2)
+    while g.hand_no == 0:
+        g.apply(g.legal_actions()[0])
+    other = Game.new(seed=11).deals[0]
+    from widderkopf_env.rules import deal_to_spec
+
+    g.deal_hand(deal_to_spec(other))
+    assert g.deals[1] == other and g.hand[0] == sum(1 << c for c in other[0][0])
+    fresh = Game.from_deal(deal_to_spec(other), dealer=g.dealer)
+    assert g.up == fresh.up and g.down == fresh.down and g.hand == fresh.hand
+    assert g.legal_actions() == fresh.legal_actions()
+    g.apply(g.legal_actions()[0])
+    with pytest.raises(ValueError, match="not yet begun"):
+        g.deal_hand(deal_to_spec(other))
+    assert g.deals[1] == other
+    g.apply(g.legal_actions()[0])  # still usable
+    with pytest.raises(ValueError, match="deal must be a dict"):
+        Game.new(seed=1).deal_hand([1, 2])
+
+
 def _with(path, value):
     spec = {a: {k: list(v) for k, v in part.items()} for a, part in GOOD.items()}
     agent, key = path

@@ -115,6 +115,33 @@ def test_resample_keeps_the_information_state_and_moves_the_hidden_cards(name):
     assert moved > 0
 
 
+@pytest.mark.parametrize("name", ["tiny", "full"])
+def test_resample_draws_the_worlds_of_the_search_bots_sampler(name):
+    """One world sampler: the state ``resample_from_infostate`` returns holds exactly the
+    hidden cards that :class:`~widderkopf_env.worlds.Resampler` draws from the same
+    floats, in a match of two hands too (the second hand dealt by ``Game.deal_hand``)."""
+    from widderkopf_env.worlds import Resampler, SamplerRandom
+
+    game = _load(variant=name, num_hands=2)
+    rng = random.Random(4)
+    checked = second_hand = 0
+    for k in range(60):
+        state = _random_state(game, rng, rng.randrange(1, 40))
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        p = state.current_player()
+        view = state.game.view(p)
+        world = state.resample_from_infostate(p, random.Random(k).random)
+        hand, face_down, discard = Resampler(view).draw(SamplerRandom(random.Random(k).random))
+        assert world.game.hand[1 - p] == hand
+        assert {pile: world.game.down[pile] for pile in face_down} == face_down
+        assert world.game.discard[1 - p] == discard
+        assert world.game.view(p) == view
+        checked += 1
+        second_hand += view.hand_no == 1
+    assert checked >= 10 and second_hand >= 1
+
+
 def test_information_states_hide_the_opponents_cards():
     """Two medium deals that differ only in which of player 1's cards lies face down and
     which is in their hand look the same to player 0 (R8), not to player 1."""

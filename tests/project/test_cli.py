@@ -119,7 +119,7 @@ def test_play_deals_the_variant(variant):
     from widderkopf_env import VARIANTS
 
     v = VARIANTS[variant]
-    text, _ = run_play(["--opponent", "random", "--seed", "21", "--hands", "2",
+    text, _ = run_play(["--opponent", "random", "--seed", "21", "--num-hands", "2",
                         "--variant", variant])
     assert v.describe() in text.splitlines()[0]
     assert text.count("Trick: ") == 2 * v.tricks and "Hand 2 over" in text
@@ -137,7 +137,7 @@ def test_play_refuses_an_unknown_variant(capsys):
 
 def test_bad_inputs_are_rejected_and_asked_again():
     bad = ["", "hello", "99", "42", "ZZ", "10X", "crack around", "help"]
-    text, stdin = run_play(["--opponent", "random", "--seed", "21", "--hands", "2"], bad=bad)
+    text, stdin = run_play(["--opponent", "random", "--seed", "21", "--num-hands", "2"], bad=bad)
     assert text.count("Not accepted") == len(bad) - 1  # 'help' is not an error
     assert "Enter a card" in text  # the help text
     assert "Hand 2 over" in text and "Match over" in text
@@ -186,14 +186,14 @@ def test_parse_move_words_names_and_numbers():
 def test_play_shows_the_deal_seed_only_when_the_match_is_over():
     """The seed fixes every deal (Game.new(seed)): shown earlier, it would give away the
     bot's hand and the face-down cards."""
-    text, _ = run_play(["--opponent", "random", "--hands", "2"])
+    text, _ = run_play(["--opponent", "random", "--num-hands", "2"])
     seed = re.search(r"Deal seed (\d+) \(widderkopf-play --seed \1 replays this match\)",
                      text)
     assert seed, text
     assert text.index("Match over") < seed.start()
     assert seed[1] not in text[:text.index("Match over")]
     # and it replays the match
-    again, _ = run_play(["--opponent", "random", "--hands", "2", "--seed", seed[1]])
+    again, _ = run_play(["--opponent", "random", "--num-hands", "2", "--seed", seed[1]])
     assert again == text
 
 

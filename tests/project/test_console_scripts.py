@@ -27,8 +27,8 @@ SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf
            "widderkopf-train-rllib")
 TRAIN_HINT = 'pip install "widderkopf-env[train]"'
 # a tiny, fast training configuration
-TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-        "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
+TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--epochs", "1",
+        "--eval-every", "0", "--eval-pairs", "2", "--workers", "1",
         "--final-eval-pairs", "2", "--crack-after", "0"]
 
 
@@ -166,7 +166,7 @@ def test_train_interrupt_then_resume_exits_130_then_0(tmp_path, spawn):
     assert int(match[1].replace(",", "")) >= last
 
     done = run(command(*match[2].split(), "--total-steps", str(last + 128),
-                       "--no-progress-bar", "--quiet"), tmp_path)
+                       "--no-progress", "--quiet"), tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["resumed_from"] == last and summary["steps"] == last + 128
@@ -193,7 +193,7 @@ BAD = [
     ("widderkopf-eval", ["random", "random", "--hands", "5"], "--hands must be even"),
     ("widderkopf-eval", ["random", "random", "--seed", "-1"], "--seed: expected an integer"),
     ("widderkopf-eval", ["random", "random", "--workers", "0"], "--workers: expected"),
-    ("widderkopf-play", ["--hands", "0"], "--hands: expected an integer in 1..1,000,000"),
+    ("widderkopf-play", ["--num-hands", "0"], "--num-hands: expected an integer in 1..1,000,000"),
     ("widderkopf-play", ["--seed", "x"], "--seed: expected an integer >= 0, got 'x'"),
     ("widderkopf-play", ["--opponent", "nosuchbot"], "unknown agent 'nosuchbot'"),
     ("widderkopf-play", ["--opponent", "notmodel.zip"], "not a saved MaskablePPO model"),
@@ -208,17 +208,17 @@ BAD = [
     ("widderkopf-train", ["--gamma", "1.5"], "--gamma: expected a number from 0 to 1"),
     ("widderkopf-train", ["--batch-size", "1"], "--batch-size: expected an integer >= 2"),
     ("widderkopf-train", ["--n-steps", "1", "--n-envs", "1"], "must be at least 2"),
-    ("widderkopf-train", ["--self-play", "--p-heuristic", "0.8", "--p-random", "0.5"],
+    ("widderkopf-train", ["--self-play", "--heuristic-share", "0.8", "--random-share", "0.5"],
      "must be at most 1"),
-    ("widderkopf-train", ["--self-play", "--p-heuristic", "0", "--p-random", "0"],
+    ("widderkopf-train", ["--self-play", "--heuristic-share", "0", "--random-share", "0"],
      "must be above 0: the pool has no snapshot"),
     ("widderkopf-train", ["--resume"], "--resume: no run in"),
     ("widderkopf-train", ["--out", "afile"], "exists and is not a folder"),
     ("widderkopf-distill", ["values", "--out", "v", "--shards", "1"], "invalid choice: 'values'"),
     ("widderkopf-distill", ["generate", "--out", "d", "--shards", "0"],
      "--shards: expected an integer >= 1"),
-    ("widderkopf-values", ["data", "--out", "v", "--shards", "1", "--tricks", "0", "8"],
-     "--tricks: expected an integer in 1..17"),
+    ("widderkopf-values", ["data", "--out", "v", "--shards", "1", "--tricks-left", "0", "8"],
+     "--tricks-left: expected an integer in 1..17"),
     ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz"],
      "no shards"),
     ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz",
@@ -241,7 +241,7 @@ BAD = [
     ("widderkopf-eval", ["missing.npz", "random"], "no network file at 'missing.npz'"),
     ("widderkopf-play", ["--opponent", "missing.npz"], "no network file at 'missing.npz'"),
     # inputs are bounded
-    ("widderkopf-play", ["--hands", "2000000"], "--hands: expected an integer in 1..1,000,000"),
+    ("widderkopf-play", ["--num-hands", "2000000"], "--num-hands: expected an integer in 1..1,000,000"),
     ("widderkopf-eval", ["random", "random", "--pairs", "10" + "0" * 28],
      "--pairs: expected an integer in 1..1,000,000"),
     ("widderkopf-eval", ["random", "random", "--hands", "10" + "0" * 28],
@@ -342,7 +342,7 @@ def test_recipe_ctrl_c_in_a_data_stage_exits_130(tmp_path, spawn):
 
 def test_exploit_ctrl_c_while_training_exits_130(tmp_path, spawn):
     run_dir = tmp_path / "out"
-    job = spawn(command("widderkopf-exploit", "random", "--steps", "1000000", "--n-envs", "2",
+    job = spawn(command("widderkopf-exploit", "random", "--total-steps", "1000000", "--n-envs", "2",
                         "--eval-pairs", "2", "--curve-pairs", "2", "--workers", "1",
                         "--init", "none", "--no-progress", "--out", str(run_dir)), tmp_path)
     job.wait_for(lambda: (run_dir / "tb").exists(), 180)

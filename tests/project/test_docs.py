@@ -57,7 +57,7 @@ def test_site_builds_strict_and_offline(site):
                  "environments/index.html", "api/core/index.html", "changelog/index.html"):
         assert page in pages
     assert (site / "search" / "search_index.json").exists()
-    assert not (site / "incoming").exists() and not (site / "hooks.py").exists()
+    assert not (site / "hooks.py").exists()
     # nothing is loaded from elsewhere: no web fonts, no CDN scripts or stylesheets
     remote = re.compile(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', re.I)
     for page in site.rglob("*.html"):
@@ -155,9 +155,23 @@ def test_every_docs_page_is_in_the_nav():
             yield from pages(value) if isinstance(value, list) else [value]
 
     in_nav = set(pages(config["nav"]))
-    on_disk = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")
-               if "incoming" not in p.relative_to(DOCS).parts}
+    on_disk = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert on_disk == in_nav
+
+
+def test_every_path_the_build_files_name_exists():
+    """The paths mkdocs.yml excludes and the Makefile's docs run ignores are there: wiring
+    left behind for a folder that is gone fails here."""
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    named = [DOCS / line.strip() for line in config["exclude_docs"].splitlines()
+             if line.strip()]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    named += [ROOT / p for p in re.findall(r"--ignore=(\S+)", makefile)
+              if not p.startswith("$(")]
+    assert len(named) >= 3
+    missing = [str(p.relative_to(ROOT)) for p in named if not p.exists()]
+    assert not missing, f"named by mkdocs.yml or the Makefile, but absent: {missing}"
 
 
 # --- in a real browser ----------------------------------------------------------------------
@@ -246,3 +260,79 @@ def test_the_search_box_finds_action_mask(chromium, served):
     meta = chromium.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text
     assert re.search(r"\d+ matching document", meta), meta
     assert console_errors(chromium) == []
+
+
+#: A result: a mean with its 95% interval, in prose ("+0.561 [+0.512, +0.610]") or in two
+#: table cells ("| **+0.561** | **[+0.512, +0.610]** |").
+RESULT = re.compile(r"([+-]\d+\.\d+)\**(?: \| | )\**\[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]")
+
+
+def results_by_page() -> dict:
+    """Each result (mean, interval) of the README and the docs pages, with the pages that
+    state it (the changelog records history and is left out)."""
+    where: dict = {}
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for found in RESULT.finditer(text):
+            where.setdefault(found.groups(), set()).add(page.relative_to(ROOT).as_posix())
+    return where
+
+
+def test_each_result_stands_on_one_page():
+    """One page per result (Gymnasium's and pgx's docs): another page links to it."""
+    assert RESULT.search("net: +0.561 [+0.512, +0.610] against")
+    assert RESULT.search("| **+0.561** | **[+0.512, +0.610]** |")
+    where = results_by_page()
+    assert len(where) > 50
+    twice = {" ".join(k): sorted(v) for k, v in where.items() if len(v) > 1}
+    assert not twice, f"results stated on several pages (keep one, link to it): {twice}"
+
+
+#: Pages written code first (Gymnasium's and pgx's pages): a code block before any prose,
+#: then short sections, lists and tables.
+CODE_FIRST = ("training.md", "pictures.md", "bots.md", "api/cli.md")
+
+
+def long_paragraphs(text: str, most: int = 8) -> list[int]:
+    """The first lines of the prose paragraphs of ``text`` longer than ``most`` lines (code
+    blocks, tables, lists, headings and indented blocks are not prose)."""
+    found, run, start, fence = [], 0, 0, False
+    for number, line in enumerate([*text.split("\n"), ""], 1):
+        if line.startswith("```"):
+            fence = not fence
+        prose = (not fence and line.strip() and not line.startswith(("|", "#", "    ", "!", "<"))
+                 and not re.match(r"\s*([-*]|\d+\.) ", line) and not line.startswith("  "))
+        if prose:
+            start, run = (number, 1) if run == 0 else (start, run + 1)
+        else:
+            if run > most:
+                found.append(start)
+            run = 0
+    return found
+
+
+def test_the_check_finds_a_long_paragraph():
+    assert long_paragraphs("\n".join(["word"] * 9)) == [1]
+    assert long_paragraphs("\n".join(["word"] * 8 + ["", "- a list"] + ["  more"] * 9)) == []
+
+
+@pytest.mark.parametrize("page", CODE_FIRST)
+def test_a_code_first_page_opens_with_code_and_keeps_paragraphs_short(page):
+    text = (DOCS / page).read_text(encoding="utf-8")
+    body = text.split("\n", 1)[1].lstrip("\n")
+    assert body.startswith("```"), f"{page}: open with a code block (after the title)"
+    assert long_paragraphs(text) == [], f"{page}: paragraphs over 8 lines (at these lines)"
+
+
+#: Pages not yet held to short paragraphs: the experiments log, and two pages in work
+#: elsewhere (remove a page here once its long paragraphs are tables or lists).
+LONG_PROSE_ALLOWED = {"EXPERIMENTS.md", "benchmarks.md", "guarantees.md"}
+
+
+@pytest.mark.parametrize("page", sorted(p.relative_to(DOCS).as_posix()
+                                        for p in DOCS.rglob("*.md")))
+def test_no_paragraph_is_longer_than_eight_lines(page):
+    if page in LONG_PROSE_ALLOWED:
+        pytest.skip("not yet rewritten")
+    assert long_paragraphs((DOCS / page).read_text(encoding="utf-8")) == [], (
+        f"{page}: a paragraph over 8 lines wants a table or a list")

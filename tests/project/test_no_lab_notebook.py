@@ -1,7 +1,7 @@
 """No lab notebook in the product: the shipped files (code, comments, docstrings, package
 data, build files, benchmarks, scripts) and every console script's ``--help`` hold no
 machine notes and no run history ("on our 2-core machine", "fastest here", "we tried",
-a run's date). Results and what was tried live in ``docs/`` (the experiments page)."""
+a run's date, a timing such as "~10 us"). Results and what was tried live in ``docs/`` (the experiments page)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ PHRASES = re.compile("|".join((
     r"\bwe (tried|measured|found)\b",
     r"\b(did not|didn't|does not|doesn't) help\b",
     r"\b20\d\d-[01]\d-[0-3]\d\b",  # a date
+    # a timing: "~10 us", "a few us per decision", "0.06 s per decision"
+    r"(?:\d[\d.,]* ?|\ba few )(?:us|µs|ms)\b|\b\d[\d.,]* ?s(?:econds?)? (?:per|each)\b",
 )), re.IGNORECASE)
 
 #: The shipped files and those that build, benchmark or regenerate them.
@@ -87,6 +89,8 @@ def test_the_check_finds_machine_notes_and_run_history():
         "2-core", "by other jobs"]
     assert notes("Variants that were measured and did not help") == ["did not help"]
     assert notes("run of 2026-11-25") == ["2026-11-25"]
+    assert notes("each world costs ~10 us. (a few us per decision) about 0.06 s per move") == [
+        "10 us", "a few us", "0.06 s per"]
     assert notes("processes (default: all cores); a loaded queue; our arena") == []
 
 

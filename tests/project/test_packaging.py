@@ -47,6 +47,7 @@ _IGNORE = shutil.ignore_patterns(
 )
 
 EXPECTED_SCRIPTS = {
+    "widderkopf": "widderkopf_env.commands:main",
     "widderkopf-eval": "widderkopf_env.agents.eval_cli:main",
     "widderkopf-play": "widderkopf_env.agents.play_cli:main",
     "widderkopf-train": "widderkopf_env.train.train_cli:main",
@@ -219,3 +220,63 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
          "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert play.returncode == 0, play.stderr
     assert '"hands": 2' in play.stdout.splitlines()[-1]
+
+
+def _wheel_test_commands() -> list[str]:
+    """The `test-command` list of pyproject.toml's [tool.cibuildwheel] table (read without
+    tomllib, which Python 3.10 lacks: the list's lines are TOML basic strings)."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text.split("[tool.cibuildwheel]", 1)[1]
+    block = re.search(r"^test-command = \[\n(.*?)^\]", table, re.M | re.S)
+    assert block, "pyproject.toml's [tool.cibuildwheel] has no test-command list"
+    lines = re.findall(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$', block[1], re.M)
+    return [line.replace('\\"', '"').replace("\\\\", "\\") for line in lines]
+
+
+@pytest.mark.parametrize("command", _wheel_test_commands())
+def test_the_wheels_test_commands_pass_here(command: str) -> None:
+    """cibuildwheel runs pyproject.toml's `test-command` in each built wheel; running the
+    same lines here makes a renamed module or option fail `make test`, not the release."""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the accelerators these commands assert were not built")
+    import shlex
+
+    argv = shlex.split(command)
+    assert argv[0] == "python", f"a wheel test command starts with `python`: {command}"
+    proc = subprocess.run([sys.executable, *argv[1:]], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "0"})
+    assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
+
+
+def test_the_sdist_ships_the_tests_and_nothing_they_leave_behind(wheel: BuiltWheel) -> None:
+    """Under tests/ the sdist holds the suite's Python files and golden files, exactly the
+    ones git tracks: no screenshot or other artefact of a test run."""
+    top = wheel.sdist.name.removesuffix(".tar.gz") + "/"
+    shipped = {n.removeprefix(top) for n in wheel.sdist_names
+               if n.startswith(top + "tests/") and not n.endswith("/")}
+    shipped = {n for n in shipped if (REPO_ROOT / n).is_file()}  # files, not folders
+    strays = sorted(n for n in shipped
+                    if not (n.endswith(".py") or "/golden/" in n))
+    assert not strays, f"the sdist ships files that are not tests: {strays}"
+    if (REPO_ROOT / ".git").exists() and shutil.which("git"):
+        tracked = subprocess.run(["git", "ls-files", "tests"], cwd=REPO_ROOT, text=True,
+                                 capture_output=True, check=True).stdout.split()
+        assert shipped == set(tracked), (
+            f"shipped, not tracked: {sorted(shipped - set(tracked))}; "
+            f"tracked, not shipped: {sorted(set(tracked) - shipped)}")
+
+
+def test_every_package_data_glob_matches_a_file() -> None:
+    """Each glob of pyproject.toml's [tool.setuptools.package-data] names at least one file
+    in its package's folder (a glob matching nothing promises data that is not there)."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
+    folders = dict(re.findall(r'^"([\w.]+)" = "([\w/]+)"$',
+                              text.split("[tool.setuptools.package-dir]", 1)[1], re.M))
+    rows = re.findall(r'^"([\w.]+)" = \[(.*)\]$', table, re.M)
+    assert rows, "no package-data rows found"
+    for package, globs in rows:
+        folder = REPO_ROOT / folders.get(package, package.replace(".", "/"))
+        for glob in re.findall(r'"([^"]+)"', globs):
+            assert list(folder.glob(glob)), f"package-data {package}: {glob!r} matches no file"

@@ -190,13 +190,13 @@ def test_league_mapping_puts_main_in_one_seat_of_every_episode():
 @pytest.mark.parametrize("argv, message", [
     (["--iterations", "1", "--num-env-runners", "-1"],
      "--num-env-runners: expected an integer >= 0"),
-    (["--iterations", "1", "--self-play", "0.7", "--heuristic", "0.5"], "must be <= 1"),
-    (["--minibatch", "500", "--batch", "100", "--iterations", "1"], "must not exceed"),
+    (["--iterations", "1", "--self-play-share", "0.7", "--heuristic-share", "0.5"], "must be <= 1"),
+    (["--batch-size", "500", "--iteration-steps", "100", "--iterations", "1"], "must not exceed"),
     ([], "give --iterations or --minutes"),
     (["--iterations", "0"], "--iterations: expected an integer >= 1"),
     (["--iterations", "1", "--net-arch", "64,0"], "--net-arch: expected comma-separated"),
-    (["--iterations", "1", "--self-play", "nan"], "--self-play: expected a number from 0 to 1"),
-    (["--iterations", "1", "--resume", "/nonexistent"], "not a checkpoint"),
+    (["--iterations", "1", "--self-play-share", "nan"], "--self-play-share: expected a number from 0 to 1"),
+    (["--iterations", "1", "--resume-from", "/nonexistent"], "not a checkpoint"),
     (["--iterations", "1", "--variant", "huge"], "--variant: invalid choice: 'huge'"),
 ])
 def test_cli_usage_errors_exit_2(argv, message, capsys):
@@ -220,8 +220,8 @@ def local_ray():
 
 def tiny_args(out, *extra) -> argparse.Namespace:
     p = train.parser()
-    args = p.parse_args(["--iterations", "2", "--num-env-runners", "0", "--batch", "128",
-                         "--minibatch", "64", "--epochs", "1", "--net-arch", "32",
+    args = p.parse_args(["--iterations", "2", "--num-env-runners", "0", "--iteration-steps", "128",
+                         "--batch-size", "64", "--epochs", "1", "--net-arch", "32",
                          "--eval-pairs", "2", "--eval-every", "0", "--checkpoint-every", "1",
                          "--snapshot-return", "-1000", "--out", str(out), *extra])
     train.check_args(p, args)
@@ -259,7 +259,7 @@ def test_self_play_ppo_trains_checkpoints_resumes_and_plays(local_ray, tmp_path)
     assert sampled[0] == sampled[1]  # sampling is seeded by the arena's reset(seed)
 
     # resume: one more iteration starts from the checkpoint's iteration and league
-    args2 = tiny_args(tmp_path / "run", "--iterations", "1", "--resume", ckpt,
+    args2 = tiny_args(tmp_path / "run", "--iterations", "1", "--resume-from", ckpt,
                       "--eval-pairs", "0")
     summary2 = train.run(args2, log=lines.append)
     assert summary2["iteration"] == 3

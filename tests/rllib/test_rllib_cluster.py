@@ -39,8 +39,8 @@ def wait_for_runners(algo, n: int, timeout: float = 300.0) -> list[str]:
 
 def test_runners_spread_over_nodes_and_training_survives_losing_a_node(tmp_path):
     p = train.parser()
-    args = p.parse_args(["--iterations", "1", "--num-env-runners", "2", "--batch", "128",
-                         "--minibatch", "64", "--epochs", "1", "--net-arch", "32",
+    args = p.parse_args(["--iterations", "1", "--num-env-runners", "2", "--iteration-steps", "128",
+                         "--batch-size", "64", "--epochs", "1", "--net-arch", "32",
                          "--out", str(tmp_path)])
     with simulated_cluster(worker_nodes=2, cpus_per_node=1, head_cpus=1) as (cluster, workers):
         algo = train.build_config(args).build_algo()

@@ -18,9 +18,9 @@ from widderkopf_env.train.ppo import main, parse_config, train_from_args  # noqa
 
 STEPS = (100, 200, 300)
 TINY = ["--net-arch", "8", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
-        "--n-epochs", "1", "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
+        "--epochs", "1", "--eval-every", "0", "--eval-pairs", "2", "--workers", "1",
         "--final-eval-pairs", "2", "--checkpoint-every", "0", "--crack-after", "0",
-        "--no-progress-bar", "--quiet"]
+        "--no-progress", "--quiet"]
 
 
 def state_at(steps: int) -> dict:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from widderkopf_env.cli import DeprecatedAlias
 from widderkopf_env.train import config
 from widderkopf_env.train.config import TrainConfig, build_parser, check_saved, defaults_table
 
@@ -21,7 +22,8 @@ TABLE = re.compile(r"<!-- ppo-defaults:start -->\n(.*?)<!-- ppo-defaults:end -->
 
 def test_every_option_is_a_field_with_its_default_and_help():
     parser = build_parser()
-    options = {a.dest: a for a in parser._actions if a.option_strings}
+    options = {a.dest: a for a in parser._actions
+               if a.option_strings and not isinstance(a, DeprecatedAlias)}
     for f in dataclasses.fields(TrainConfig):
         assert f.metadata["help"], f.name
         if not f.metadata["cli"]:
@@ -82,3 +84,15 @@ def test_config_does_not_import_the_trainer():
     code = ("import sys, widderkopf_env.train.config; "
             "assert 'widderkopf_env.train.ppo' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_settings_object_gives_the_config_its_command_line_gives(tmp_path):
+    """The recipe hands PPO a TrainConfig object, not argv strings: ``config_of`` makes
+    the same run settings as ``parse_config`` does from the equivalent command line."""
+    out = str(tmp_path / "run")
+    argv = ["--out", out, "--total-steps", "4096", "--workers", "1", "--no-progress",
+            "--lr", "1e-4", "--net-arch", "32,32", "--self-play", "--eval-every", "0"]
+    settings = TrainConfig(out=out, total_steps=4096, eval_workers=1, progress_bar=False,
+                           lr=1e-4, net_arch=[32, 32], self_play=True, eval_every=0)
+    assert config.config_of(settings) == config.parse_config(argv)
+    assert config.config_of(dataclasses.replace(settings, lr=2e-4))["lr"] == 2e-4

@@ -67,7 +67,7 @@ def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
     out, _ = shards
     net = tmp_path / "net.npz"
     assert distill_cli.main(["train", "--data", str(out), "--out", str(net), "--epochs", "2",
-                         "--net-arch", "32", "--batch", "64"]) == 0
+                         "--net-arch", "32", "--batch-size", "64"]) == 0
     assert "agrees with the expert" in capsys.readouterr().out
     plays_legal_moves(load_agent(str(net), seed=0), games=3)  # any snapshot .npz is an agent
 

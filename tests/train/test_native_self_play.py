@@ -56,7 +56,7 @@ def test_snapshots_play_the_scalar_policys_moves_from_the_opponents_view():
 
 def test_the_pool_draws_per_episode_by_the_mix_and_the_seed():
     cfg = parse_config(["--n-envs", "32", "--vec-env", "native", "--self-play",
-                        "--p-heuristic", "0.5", "--p-random", "0.2"])
+                        "--heuristic-share", "0.5", "--random-share", "0.2"])
 
     def play(seed):
         env = NativeTrainingVecEnv(cfg, seed=seed)
@@ -87,9 +87,9 @@ def test_widderkopf_train_self_play_on_the_native_env_resumes(tmp_path, one_torc
     out = tmp_path / "run"
     args = ["--out", str(out), "--n-envs", "16", "--vec-env", "native", "--self-play",
             "--snapshot-every", "1024", "--net-arch", "32", "--n-steps", "64",
-            "--batch-size", "512", "--n-epochs", "1", "--eval-every", "0",
-            "--final-eval-pairs", "4", "--eval-workers", "1", "--checkpoint-every", "1024",
-            "--crack-after", "0", "--no-progress-bar", "--quiet"]
+            "--batch-size", "512", "--epochs", "1", "--eval-every", "0",
+            "--final-eval-pairs", "4", "--workers", "1", "--checkpoint-every", "1024",
+            "--crack-after", "0", "--no-progress", "--quiet"]
     summary = train_from_args(["--total-steps", "2048", *args])
     assert summary["steps"] == 2048
     _, state = checkpoints.latest(out / "checkpoints")

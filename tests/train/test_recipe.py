@@ -80,6 +80,26 @@ def test_the_curve_is_measured_after_each_stage_on_the_same_deals(done):
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_every_file_the_docs_promise_is_in_the_run_folder(done):
+    """The files of a finished run named by the recipe's docstring and the Training page
+    (``OUT/...``) exist: a promise that nothing keeps fails here."""
+    import re
+
+    from helpers import ROOT
+
+    from widderkopf_env.train import recipe
+
+    out = done[0]
+    page = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    section = page.split("\n## From nothing to a strong agent", 1)[1].split("\n## ", 1)[0]
+    promised = set(re.findall(r"OUT/([\w./]+\w)", section))
+    promised |= set(re.findall(r"``([\w/]+\.(?:json|png|npz|log))``", recipe.__doc__))
+    promised |= set(re.findall(r"^    ((?:\w+\.\w+  )+\w+\.\w+)$", section, re.M)[0].split())
+    assert {"agent.npz", "summary.json", "curve.png", "recipe.json"} <= promised
+    missing = sorted(name for name in promised if not (out / name).is_file())
+    assert not missing, f"promised but not written: {missing}"
+
+
 def test_value_blocks_use_their_exact_depth_and_the_random_share(done):
     """Early positions (16-17 tricks left) get rollout values down to their block's
     exact depth (the others: exact, 12); every block plays the recipe's share of random

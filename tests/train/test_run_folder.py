@@ -26,9 +26,9 @@ from widderkopf_env.train.ppo import main  # noqa: E402
 LOCK_NAME = ".widderkopf-train.lock"  # train/run_folder.py
 
 TINY = ["--net-arch", "8", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
-        "--n-epochs", "1", "--eval-every", "64", "--eval-pairs", "2", "--eval-workers", "1",
+        "--epochs", "1", "--eval-every", "64", "--eval-pairs", "2", "--workers", "1",
         "--final-eval-pairs", "2", "--checkpoint-every", "64", "--keep-checkpoints", "0",
-        "--crack-after", "0", "--no-progress-bar", "--quiet"]
+        "--crack-after", "0", "--no-progress", "--quiet"]
 
 
 def snapshot(folder) -> dict:

@@ -22,10 +22,10 @@ from widderkopf_env.train.ppo import train_from_args  # noqa: E402
 
 SUMMARY_KEYS = {"steps", "wall_seconds", "steps_per_second", "ppo_steps_per_second", "env_share",
                 "final", "best", "time_split", "resumed_from"}
-TINY = ["--net-arch", "32,32", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "2",
-        "--eval-every", "1024", "--eval-pairs", "8", "--eval-workers", "1",
+TINY = ["--net-arch", "32,32", "--n-steps", "128", "--batch-size", "128", "--epochs", "2",
+        "--eval-every", "1024", "--eval-pairs", "8", "--workers", "1",
         "--final-eval-pairs", "16", "--checkpoint-every", "1024", "--keep-checkpoints", "0",
-        "--self-play", "--snapshot-every", "1024", "--crack-after", "512", "--no-progress-bar",
+        "--self-play", "--snapshot-every", "1024", "--crack-after", "512", "--no-progress",
         "--quiet"]
 
 
@@ -67,7 +67,7 @@ def test_resume_after_kill_continues_the_step_count(run, tmp_path):
         p.unlink()
     shutil.copy(checkpoints.paths(ckpt, 2048)[0], checkpoints.paths(ckpt, 3072)[0])
     summary = train_from_args(["--out", str(out), "--resume", "--total-steps", "4096",
-                               "--n-envs", "1", "--quiet", "--no-progress-bar",
+                               "--n-envs", "1", "--quiet", "--no-progress",
                                "--final-eval-pairs", "16"])
     assert summary["resumed_from"] == 2048
     assert summary["steps"] == 4096 and summary["steps_this_session"] == 2048
@@ -174,6 +174,34 @@ def test_opponent_pool_draws_by_mix():
         pool.reset(seed)
         view = game.view(game.current)
         assert pool.act(view) in view.legal_actions()
+
+
+def test_the_batched_pool_draws_as_the_single_pool():
+    """One pool: the vector env's batched pool keeps its mix and snapshots and draws
+    from a generator exactly as the single env's pool; each sub-env's episodes meet the
+    mix's shares."""
+    from widderkopf_env.train.batched_vec_env import BatchedPool
+
+    weights = {"layers": [(np.zeros((42, OBS_SIZE), np.float32), np.zeros(42, np.float32))],
+               "activation": "ReLU"}
+    single, batched = OpponentPool({"heuristic": 0.4, "random": 0.3}), BatchedPool(
+        {"heuristic": 0.4, "random": 0.3}, 3)
+    for pool in (single, batched):
+        pool.add_snapshot(weights, max_size=2)
+        pool.set_mix({"heuristic": 0.3, "random": 0.2})
+    assert len(batched.snapshots) == len(single.snapshots) == 1
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    drawn = [single.draw(a) for _ in range(60)]
+    assert drawn == [batched.pick(b)[0] for _ in range(60)]
+    assert {"heuristic", "random", SNAPSHOT} <= set(drawn)
+    rng, ended = np.random.default_rng(6), []
+    for _ in range(1500):
+        batched.reset([1], rng)
+        ended.append(batched.label_of(1))
+    assert 0.45 < ended.count(SNAPSHOT) / 1500 < 0.55  # 1 - 0.3 - 0.2
+    assert 0.25 < ended.count("heuristic") / 1500 < 0.35
+    with pytest.raises(ValueError, match="sum to at most 1"):
+        batched.set_mix({"heuristic": 0.9, "random": 0.2})
 
 
 def test_crack_curriculum_masks_escalation():

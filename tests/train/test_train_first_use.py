@@ -15,9 +15,9 @@ from widderkopf_env.train.config import build_parser  # noqa: E402
 from widderkopf_env.train.ppo import parse_config, train  # noqa: E402
 
 TINY = ["--net-arch", "8", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
-        "--n-epochs", "1", "--eval-every", "0", "--eval-pairs", "2", "--eval-workers", "1",
+        "--epochs", "1", "--eval-every", "0", "--eval-pairs", "2", "--workers", "1",
         "--final-eval-pairs", "2", "--checkpoint-every", "0", "--crack-after", "0",
-        "--no-progress-bar", "--quiet"]
+        "--no-progress", "--quiet"]
 
 
 @pytest.mark.parametrize("steps, final_pairs, eval_pairs", [
@@ -66,7 +66,7 @@ def test_the_progress_bar_ends_at_its_total(tmp_path, monkeypatch):
         real(self)
 
     monkeypatch.setattr(ProgressBarCallback, "_on_training_end", record)
-    args = [a for a in TINY if a != "--no-progress-bar"]
+    args = [a for a in TINY if a != "--no-progress"]
     summary = train(parse_config(["--out", str(tmp_path / "run"), "--total-steps", "100",
                                   *args]))
     assert summary["steps"] == 128  # whole rollouts of 64

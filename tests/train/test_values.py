@@ -28,7 +28,7 @@ LEGAL, TRICKS_DONE = OFFSETS["legal_cards"][0], OFFSETS["tricks_done"][0]
 def value_shards(tmp_path_factory):
     out = tmp_path_factory.mktemp("values")
     assert value_cli.main(["data", "--out", str(out), "--shards", "2", "--games", "3",
-                         "--tricks", "1", "14", "--exact-tricks", "9", "--seed", "3"]) == 0
+                         "--tricks-left", "1", "14", "--exact-tricks", "9", "--seed", "3"]) == 0
     return out
 
 
@@ -87,9 +87,9 @@ def test_fit_writes_an_agent_that_plays(value_shards, tmp_path, capsys):
 
 def test_bad_value_arguments_are_usage_errors(capsys, tmp_path):
     assert "1..17" in usage_error(value_cli.main, ["data", "--out", "x", "--shards", "1",
-                                                   "--tricks", "0", "8"], capsys)
+                                                   "--tricks-left", "0", "8"], capsys)
     assert "LO must not exceed HI" in usage_error(
-        value_cli.main, ["data", "--out", str(tmp_path), "--shards", "1", "--tricks", "9",
+        value_cli.main, ["data", "--out", str(tmp_path), "--shards", "1", "--tricks-left", "9",
                          "8"], capsys)
     assert "no such file" in usage_error(
         value_cli.main, ["data", "--out", str(tmp_path), "--shards", "1", "--policy",

@@ -24,10 +24,10 @@ from widderkopf_env.train.ppo import (  # noqa: E402
 )
 
 TINY_POINTS = VARIANTS["tiny"].total_points  # 17 card points in a tiny hand
-QUICK = ["--net-arch", "16,16", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-         "--eval-every", "0", "--eval-pairs", "8", "--eval-workers", "1",
+QUICK = ["--net-arch", "16,16", "--n-steps", "64", "--batch-size", "64", "--epochs", "1",
+         "--eval-every", "0", "--eval-pairs", "8", "--workers", "1",
          "--final-eval-pairs", "24", "--checkpoint-every", "0", "--crack-after", "0",
-         "--no-progress-bar", "--quiet"]
+         "--no-progress", "--quiet"]
 
 
 def test_train_on_the_tiny_variant_plays_and_evaluates_tiny_deals(tmp_path):

@@ -63,9 +63,9 @@ def test_widderkopf_train_runs_on_the_native_vec_env(tmp_path, one_torch_thread)
     out = tmp_path / "run"
     summary = train_from_args(["--total-steps", "1024", "--n-envs", "8", "--vec-env", "native",
                     "--opponent", "random", "--out", str(out), "--net-arch", "32",
-                    "--n-steps", "64", "--batch-size", "256", "--n-epochs", "1",
-                    "--eval-every", "0", "--final-eval-pairs", "4", "--eval-workers", "1",
-                    "--checkpoint-every", "0", "--crack-after", "512", "--no-progress-bar",
+                    "--n-steps", "64", "--batch-size", "256", "--epochs", "1",
+                    "--eval-every", "0", "--final-eval-pairs", "4", "--workers", "1",
+                    "--checkpoint-every", "0", "--crack-after", "512", "--no-progress",
                     "--quiet"])
     assert summary["steps"] == 1024 and (out / "final_model.zip").is_file()
 

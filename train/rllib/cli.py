@@ -11,7 +11,7 @@ the PPO updates) stays in this process.
 Every ``--checkpoint-every`` iterations an RLlib checkpoint ``<out>/checkpoint_<iter>`` is
 written (with ``league.json``), and every ``--eval-every`` iterations ``main`` from it plays
 a duplicate-deal match against the random bot and the heuristic in the arena. Resume with
-``--resume <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
+``--resume-from <checkpoint dir>``; ``load_agent(<checkpoint dir>)`` plays ``main``.
 ``--variant NAME`` (a name in ``widderkopf_env.VARIANTS``) trains on that variant (the
 env config's ``"variant"``) and evaluates on its deals.
 """
@@ -23,6 +23,7 @@ import functools
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from widderkopf_env import VARIANTS
@@ -37,6 +38,7 @@ from widderkopf_env.cli import (
     require_extra,
     run_cli,
 )
+from widderkopf_env.settings import add_options, setting
 
 from .league import (
     HEURISTIC,
@@ -52,69 +54,84 @@ POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
 SECONDS = number(0, low_open=True)
 
 
+@dataclass
+class RllibSettings:
+    """The settings of ``widderkopf-train-rllib``, one option per field."""
+
+    iterations: int | None = setting(None, "stop after this many PPO iterations in total "
+                                     "(default: only --minutes)", type=POSITIVE)
+    minutes: float | None = setting(None, "stop after this much wall time", type=SECONDS)
+    num_env_runners: int = setting(1, "env runner actors sampling games (0: sample in this "
+                                   "process)", type=COUNT)
+    envs_per_runner: int = setting(1, "games each env runner steps at once (one batched "
+                                   "forward pass for all)", type=POSITIVE)
+    address: str | None = setting(None, "join a running Ray cluster ('auto' or HOST:PORT); "
+                                  "default: start a local Ray")
+    num_cpus: int | None = setting(None, "CPUs of the local Ray", type=POSITIVE)
+    out: Path = setting("runs/rllib", "checkpoint directory", type=output_dir)
+    resume: str | None = setting(None, "a checkpoint directory to continue from (loading it "
+                                 "runs code stored in it: only checkpoints you trust)",
+                                 metavar="DIR", flag="--resume-from", old="--resume")
+    seed: int = setting(0, "seeds the learner, the env runners and the evaluations",
+                        type=COUNT)
+    slots: int = setting(3, "frozen snapshots in the league", type=POSITIVE)
+    self_play_share: float = setting(0.2, "share of games main vs main", type=SHARE,
+                                     old="--self-play")
+    heuristic_share: float = setting(0.2, "share of games main vs heuristic", type=SHARE,
+                                     old="--heuristic")
+    snapshot_return: float = setting(0.5, "snapshot main when its mean return per game in "
+                                     "an iteration exceeds this (game points)", type=number())
+    checkpoint_every: int = setting(5, "write a checkpoint every N iterations",
+                                    type=POSITIVE)
+    eval_every: int = setting(5, "evaluate every N iterations (0: only at the end)",
+                              type=COUNT)
+    eval_pairs: int = setting(100, "duplicate deal pairs per evaluation (0: no evaluation)",
+                              type=integer(0, MAX_PAIRS))
+    iteration_steps: int = setting(2000, "env steps per PPO iteration", type=POSITIVE,
+                                   old="--batch")
+    batch_size: int = setting(500, "env steps per gradient step", type=POSITIVE,
+                              old="--minibatch")
+    epochs: int = setting(2, "passes over each iteration's steps", type=POSITIVE)
+    lr: float = setting(1e-3, "Adam learning rate", type=number(0, low_open=True))
+    sample_timeout: float = setting(600.0, "seconds to wait for the env runners' samples in "
+                                    "one iteration", type=SECONDS)
+    net_arch: list = setting("128,128", "hidden layer sizes", type=int_list,
+                             metavar="N,N,...")
+    variant: str = setting("full", "the variant trained on and evaluated on (a name in "
+                           "widderkopf_env.VARIANTS)", choices=tuple(VARIANTS))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="widderkopf-train-rllib", description=__doc__.split("\n")[0],
                                 formatter_class=DefaultsHelp,
-                                epilog="Trust: --resume loads an RLlib checkpoint, which holds "
-                                       "pickles that run code when loaded: resume only from "
-                                       "checkpoints you trust.")
-    a = p.add_argument
-    a("--iterations", type=POSITIVE, default=None, help="stop after this many PPO "
-      "iterations in total (default: only --minutes)")
-    a("--minutes", type=SECONDS, default=None, help="stop after this much wall time")
-    a("--num-env-runners", type=COUNT, default=1, help="env runner actors sampling games "
-      "(0: sample in this process)")
-    a("--envs-per-runner", type=POSITIVE, default=1, help="games each env runner "
-      "steps at once (one batched forward pass for all)")
-    a("--address", default=None, help="join a running Ray cluster ('auto' or HOST:PORT); "
-      "default: start a local Ray")
-    a("--num-cpus", type=POSITIVE, default=None, help="CPUs of the local Ray")
-    a("--out", type=output_dir, default="runs/rllib", help="checkpoint directory")
-    a("--resume", default=None, help="a checkpoint directory to continue from (loading it "
-      "runs code stored in it: only checkpoints you trust)")
-    a("--seed", type=COUNT, default=0)
-    a("--slots", type=POSITIVE, default=3, help="frozen snapshots in the league")
-    a("--self-play", type=SHARE, default=0.2, help="share of games main vs main")
-    a("--heuristic", type=SHARE, default=0.2, help="share of games main vs heuristic")
-    a("--snapshot-return", type=number(), default=0.5, help="snapshot main when its mean "
-      "return per game in an iteration exceeds this (game points)")
-    a("--checkpoint-every", type=POSITIVE, default=5)
-    a("--eval-every", type=COUNT, default=5, help="evaluate every N iterations (0: only at "
-      "the end)")
-    a("--eval-pairs", type=integer(0, MAX_PAIRS), default=100, help="duplicate deal pairs "
-      "per evaluation (0: no evaluation)")
-    a("--batch", type=POSITIVE, default=2000, help="env steps per PPO iteration")
-    a("--minibatch", type=POSITIVE, default=500)
-    a("--epochs", type=POSITIVE, default=2)
-    a("--lr", type=number(0, low_open=True), default=1e-3)
-    a("--sample-timeout", type=SECONDS, default=600.0, help="seconds to wait "
-      "for the env runners' samples in one iteration")
-    a("--net-arch", type=int_list, default="128,128", metavar="N,N,...",
-      help="hidden layer sizes")
-    a("--variant", choices=tuple(VARIANTS), default="full", help="the variant trained on "
-      "and evaluated on (a name in widderkopf_env.VARIANTS)")
+                                epilog="Trust: --resume-from loads an RLlib checkpoint, which "
+                                       "holds pickles that run code when loaded: resume only "
+                                       "from checkpoints you trust.")
+    add_options(p, RllibSettings)
     add_version(p)
     return p
 
 
 def check_args(p: argparse.ArgumentParser, args) -> None:
     """Usage errors (exit 2) for combinations argparse cannot check."""
-    if args.self_play + args.heuristic > 1.0:
-        p.error(f"--self-play + --heuristic must be <= 1, got {args.self_play + args.heuristic}")
-    if args.minibatch > args.batch:
-        p.error(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
+    if args.self_play_share + args.heuristic_share > 1.0:
+        p.error("--self-play-share + --heuristic-share must be <= 1, got "
+                f"{args.self_play_share + args.heuristic_share}")
+    if args.batch_size > args.iteration_steps:
+        p.error(f"--batch-size ({args.batch_size}) must not exceed --iteration-steps "
+                f"({args.iteration_steps})")
     if args.iterations is None and args.minutes is None:
         p.error("give --iterations or --minutes (or both)")
     if args.resume is not None:
         if not Path(args.resume, "league.json").is_file():
-            p.error(f"--resume {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
+            p.error(f"--resume-from {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
                     "(no league.json)")
         try:
             slots = LeagueState.load(args.resume).slots
         except (OSError, ValueError, KeyError, TypeError) as err:
-            p.error(f"--resume {args.resume!r}: its league.json does not read ({err})")
+            p.error(f"--resume-from {args.resume!r}: its league.json does not read ({err})")
         if slots != args.slots:
-            p.error(f"--resume {args.resume!r}: the checkpoint's league has {slots} slots, "
+            p.error(f"--resume-from {args.resume!r}: the checkpoint's league has {slots} slots, "
                     f"--slots says {args.slots}")
 
 
@@ -133,8 +150,8 @@ def build_config(args):
     specs = {mid: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
              for mid in module_ids(args.slots) if mid != HEURISTIC}
     specs[HEURISTIC] = RLModuleSpec(module_class=HeuristicRLModule)
-    mapping = functools.partial(league_mapping, slots=args.slots, self_play=args.self_play,
-                                heuristic=args.heuristic)
+    mapping = functools.partial(league_mapping, slots=args.slots, self_play=args.self_play_share,
+                                heuristic=args.heuristic_share)
     return (
         PPOConfig()
         .environment(env_name, env_config={"variant": args.variant})
@@ -143,7 +160,7 @@ def build_config(args):
         .multi_agent(policies=set(module_ids(args.slots)), policy_mapping_fn=mapping,
                      policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch,
+        .training(train_batch_size_per_learner=args.iteration_steps, minibatch_size=args.batch_size,
                   num_epochs=args.epochs, lr=args.lr)
         .fault_tolerance(restart_failed_env_runners=True)
         .debugging(seed=args.seed)

@@ -9,7 +9,8 @@ The set is fixed, so checkpoints always hold the same modules; taking a snapshot
 :func:`league_mapping` (RLlib's ``policy_mapping_fn``) puts ``main`` in one seat of every
 episode (chosen by the episode id) and in the other seat ``main`` itself with probability
 ``self_play``, the heuristic with probability ``heuristic``, else a league slot drawn
-uniformly. Only ``main`` is trained.
+uniformly: the training pool's draw (:func:`~widderkopf_env.train.opponents.draw`, the
+slots as its snapshots), seeded by the episode id. Only ``main`` is trained.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ import json
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import numpy as np
+
+from ..opponents import draw
 
 MAIN = "main"
 HEURISTIC = "heuristic"
@@ -40,12 +45,8 @@ def league_mapping(agent_id, episode, *, slots: int, self_play: float, heuristic
     seat = 0 if agent_id == "player_0" else 1
     if seat == h % 2:
         return MAIN
-    u = (h >> 1) % 10_000 / 10_000
-    if u < self_play:
-        return MAIN
-    if u < self_play + heuristic:
-        return HEURISTIC
-    return f"league_{(h >> 15) % slots}"
+    label, k = draw({MAIN: self_play, HEURISTIC: heuristic}, slots, np.random.default_rng(h))
+    return label if k is None else f"league_{k}"
 
 
 @dataclass

@@ -16,7 +16,6 @@ from ..cards import (
     ESCALATE,
     FOLLOW,
     MAX_LEVEL,
-    NUM_ACTIONS,
     NUM_CARDS,
     PASS,
     POINTS,
@@ -49,7 +48,6 @@ TRUMP_MASK_NP = np.array(list(TRUMP_MASK) + [0], dtype=U64)
 ESC_BIT = BIT[ESCALATE]
 ANSWER_BITS = BIT[ESCALATE] | BIT[PASS]
 TRUMP_BITS = np.bitwise_or.reduce(BIT[TRUMP_ACTION:TRUMP_ACTION + 4])
-MASK_BYTES = (NUM_ACTIONS + 7) // 8
 
 
 class VariantTables:

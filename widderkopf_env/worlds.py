@@ -1,9 +1,10 @@
-"""Sampling full game states ("worlds") consistent with one player's view, for search bots.
+"""Sampling full game states ("worlds") consistent with one player's view: the one home of
+world sampling, used by the search bots (PIMC, ISMCTS) and the OpenSpiel game.
 
 A player sees their own hand and discard, every face-up card and everything played
 (RULES R8). The cards they have not seen (``view.unseen``) lie in four kinds of hidden
 place: the opponent's hand, the face-down cards of *both* players' piles, and the
-opponent's discard (once made). :func:`resample` deals the unseen cards to those places
+opponent's discard (once made). :class:`Resampler` deals the unseen cards to those places
 uniformly at random among all deals consistent with what the player has seen.
 
 What the play reveals about the hidden places
@@ -32,7 +33,7 @@ Uniformity
     places is exactly uniform over the consistent deals (no rejection needed).
 
 The world
-    :func:`resample` builds a :class:`~widderkopf_env.rules.Game` directly from the view
+    :meth:`Resampler.sample` builds a :class:`~widderkopf_env.rules.Game` directly from the view
     and the sampled cards: its public fields are copied from the view, so
     ``world.view(view.player) == view`` and the engine plays on from it as from the real
     game (the pile a lead came from, whose face-down card turns over after the trick
@@ -47,14 +48,21 @@ The world
     needed: neither the hidden-card distribution nor the future play depends on it.
     ``tests/agents/test_pimc.py`` checks that replaying the real history with the hidden cards
     relabelled as sampled is legal and ends in exactly the world built here.
+
+Randomness
+    A draw takes a :class:`random.Random` (``sample`` and ``shuffle``): the search bots'
+    own seeded generator, or :class:`SamplerRandom` around a function returning floats in
+    [0, 1) (OpenSpiel's ``probability_sampler``), so both draw the same way.
 """
 
 from __future__ import annotations
 
-from widderkopf_env.cards import from_bits
-from widderkopf_env.rules import Game
+import random
 
-__all__ = ["HiddenInfo", "Resampler", "hidden_info", "opponent_voids", "resample"]
+from .cards import from_bits
+from .rules import Game
+
+__all__ = ["HiddenInfo", "Resampler", "SamplerRandom", "hidden_info", "resample"]
 
 
 class HiddenInfo:
@@ -74,11 +82,6 @@ class HiddenInfo:
 
         rest = self.unseen.bit_count() - self.hand_size
         return comb(self.allowed.bit_count(), self.hand_size) * factorial(rest)
-
-
-def opponent_voids(view) -> int:
-    """Union of the classes (FOLLOW masks) the opponent failed to follow (R15)."""
-    return view.opponent_voids
 
 
 def hidden_info(view) -> HiddenInfo:
@@ -101,14 +104,17 @@ def hidden_info(view) -> HiddenInfo:
 
 
 class Resampler:
-    """Draws worlds for one view: the analysis is done once, each world costs ~10 us."""
+    """Draws worlds for one view: the analysis is done once, then each world is cheap."""
 
     def __init__(self, view):
         self.view, self.info = view, hidden_info(view)
         self._allowed = from_bits(self.info.allowed)
 
-    def sample(self, rng) -> Game:
-        """A world consistent with the view, uniform over all consistent deals."""
+    def draw(self, rng: random.Random) -> tuple[int, dict, int]:
+        """Hidden cards consistent with the view, uniform over all consistent deals:
+        ``(opponent's hand as a bit set, {pile: face-down card}, opponent's discard or
+        -1)``, the arguments of :meth:`Game.from_view <widderkopf_env.rules.Game.from_view>`
+        and :meth:`PlayerView.initial_deal <widderkopf_env.view.PlayerView.initial_deal>`."""
         info = self.info
         bits = 0
         if info.hand_size:
@@ -117,10 +123,27 @@ class Resampler:
         rest = from_bits(info.unseen & ~bits)
         rng.shuffle(rest)
         face_down = dict(zip(info.down_slots, rest, strict=False))
-        return Game.from_view(self.view, bits, face_down, rest[-1] if info.discard else -1)
+        return bits, face_down, rest[-1] if info.discard else -1
+
+    def sample(self, rng: random.Random) -> Game:
+        """A world consistent with the view, uniform over all consistent deals."""
+        return Game.from_view(self.view, *self.draw(rng))
 
 
 def resample(view, rng) -> Game:
     """A world consistent with ``view`` (a :class:`~widderkopf_env.view.PlayerView`),
     uniform over all consistent deals; ``rng`` is a :class:`random.Random`."""
     return Resampler(view).sample(rng)
+
+
+class SamplerRandom(random.Random):
+    """A :class:`random.Random` drawing from ``sampler()``, a function returning floats in
+    [0, 1) (as OpenSpiel's ``probability_sampler``): its ``sample`` and ``shuffle`` then
+    consume only those floats, so a seeded sampler gives the same worlds every time."""
+
+    def __init__(self, sampler):
+        super().__init__(0)
+        self._sampler = sampler
+
+    def random(self) -> float:
+        return float(self._sampler())
