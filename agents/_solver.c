@@ -1,13 +1,29 @@
 /* The perfect-information endgame search in C: an optional accelerator for agents/solver.py.
  *
  * Searcher(trump, rev) holds the transposition table of one world (the trump suit and
- * rev[c], the bit of the face-down card under face-up card c, in solver labels), and
- * Searcher.search(aL, aO, live, R, n, alpha, beta) is the twin of the function that
- * solver.make_search returns: the card points the leader (playable set aL) takes from the
- * n remaining tricks (live: unplayed cards, R: their points), fail-soft within
- * (alpha, beta). It visits the same moves in the same order and keeps the same table
- * entries (lo, hi, best move) as the Python search, so it returns the very same values;
- * tests/test_solver_accel.py compares the two.
+ * rev[c], the bit of the face-down card under face-up card c, in solver labels).
+ * Searcher.search(aL, aO, live, R, n, alpha, beta) does what the function that
+ * solver.make_search returns does: the card points the leader (playable set aL) takes
+ * from the n remaining tricks (live: unplayed cards, R: their points), fail-soft within
+ * (alpha, beta); Searcher.lead_values(aL, aO, live, R, n) gives the exact points of every
+ * lead (solver._lead_values). The values are the Python search's
+ * (tests/agents/test_solver_accel.py compares them); the way to them is faster:
+ *
+ * - null-window tests (MTD): the root's value is found by searches with a window of one
+ *   point ("at least gamma?"), each raising a proven lower bound or lowering a proven
+ *   upper one; the first test at the caller's window edge or a guess, then strides that
+ *   double, then halving;
+ * - a transposition table of lower and upper bounds (and the best lead), shared by all
+ *   the tests and sibling searches of one world;
+ * - quick bounds at each trick start not in the table: each side's trumps above all of
+ *   the other's trumps win their tricks whoever leads, and a leader whose opponent has
+ *   no trump also wins with its top plain cards while it keeps the lead;
+ * - interchangeable cards: two cards of one class and one point value with no card of
+ *   the other side between them (none lying on or under a face-down card) lead to the
+ *   same value, so only one is searched, and the table key packs such cards down over
+ *   the played ones, so that positions differing only so share an entry;
+ * - move order: the table's best lead, then strongest first; replies by the trick's
+ *   worth, picked one at a time (the first usually ends the loop).
  *
  * No rule is written here: solver.py passes its labelled tables (solver.TABLES: card
  * points, what follows what, what beats what, the classes) to configure() at import.
@@ -54,7 +70,12 @@ typedef struct {
     uint64_t follow[NCARDS];      /* the cards that follow card c */
     uint8_t beats[NCARDS * NCARDS]; /* beats[a * 36 + b]: b beats the lead a */
     int block[NCARDS];            /* the class (trumps, or one plain suit) of card c */
+    int nvals, val[NCARDS];       /* the distinct card points, lowest first, */
+    uint64_t valmask[NCARDS];     /* and the cards worth each */
 } Tables;
+
+#define TRUMPS ((UINT64_C(1) << 15) - 1)  /* the trumps are labels 0..14 (block 0) */
+#define SUIT(i) (UINT64_C(127) << (15 + 7 * (i)))  /* plain suit i: labels 15 + 7i.. */
 
 static Tables tables[4];
 static int configured = 0;
@@ -114,6 +135,21 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
         ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 3), NCARDS, 0, NCARDS, buf,
                               "configure: block");
         for (int i = 0; ok && i < NCARDS; i++) tab->block[i] = (int)buf[i];
+        for (int i = 0; ok && i < NCARDS; i++)
+            ok = (tab->block[i] == 0) == (i < 15);
+        if (parts != NULL && !ok && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "configure: block must be 0 for the 15 trumps "
+                            "(labels 0..14) only");
+        tab->nvals = 0;
+        for (int v = 0; ok && v <= 100; v++) {
+            uint64_t mask = 0;
+            for (int i = 0; i < NCARDS; i++)
+                if (tab->pts[i] == v) mask |= BIT(i);
+            if (mask) {
+                tab->val[tab->nvals] = v;
+                tab->valmask[tab->nvals++] = mask;
+            }
+        }
         Py_XDECREF(parts);
     }
     Py_DECREF(all);
@@ -148,10 +184,17 @@ typedef struct {
     const Tables *tab;
     uint64_t rev[NCARDS];
     int kind[NCARDS];  /* cards of one kind (class and points, none face down under them)
-                        * are interchangeable when no unplayed card lies between them */
+                        * are interchangeable when no card of the other side lies between */
+    uint64_t covered;  /* the cards with a face-down card under them */
+    int nruns;          /* runs: maximal blocks of consecutive labels of one class and one */
+    uint64_t run[NCARDS];  /* point value, none lying on or under a face-down card */
+    int run_at[NCARDS];    /* the lowest label of each run */
+    uint64_t runs, run_starts;  /* the cards of all runs, and the lowest of each */
     Entry *slots;  /* open addressing, linear probing; a power of two of them */
     size_t cap, count;
     int shift;     /* 64 - log2(cap) */
+    int last_v, last_r;  /* the last exact value found, and the points left with it */
+    unsigned long long nodes;       /* positions searched (trick starts), for benchmarks */
 } Searcher;
 
 static inline size_t slot_of(const Searcher *s, uint64_t aL, uint64_t aO) {
@@ -182,13 +225,13 @@ static int tt_alloc(Searcher *s, int bits) {
     return 0;
 }
 
-/* Stores (lo, hi, bm) under (aL, aO). The table doubles at half full; should that
+/* Stores (lo, hi, bm) under (aL, aO). The table doubles at three quarters full; should that
  * allocation fail it keeps its size and, once nearly full, drops new entries (the table
  * only saves work: the values the search returns stay right). */
 static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int bm) {
     Entry *e = probe(s, aL, aO);
     if (!(e->b & USED)) {
-        if (2 * (s->count + 1) > s->cap && tt_alloc(s, 65 - s->shift) == 0)
+        if (4 * (s->count + 1) > 3 * s->cap && tt_alloc(s, 65 - s->shift) == 0)
             e = probe(s, aL, aO);
         else if (s->count + 2 > s->cap)
             return;
@@ -198,21 +241,44 @@ static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int 
     e->b = pack(aO, lo, hi, bm);
 }
 
-/* ---- the search (solver.make_search, line by line) ------------------------------------ */
+/* ---- the search ---------------------------------------------------------------------- */
 
-/* cards (a set) weakest first, without the ones interchangeable with a weaker one; the
- * number of them written to out */
-static int distinct(const Searcher *s, uint64_t cards, uint64_t live, int *out) {
+/* cards (a set of one player's) weakest first, without the ones interchangeable with a
+ * weaker one: of the same kind, with no card of the other side (apart: its cards, the
+ * face-down ones and the lead on the table included) between them; the number of them
+ * written to out */
+static int distinct(const Searcher *s, uint64_t cards, uint64_t apart, int *out) {
     if (!cards) return 0;
     int n = 0, prev = low_bit(cards);
     out[n++] = prev;
     for (cards &= cards - 1; cards; cards &= cards - 1) {
         int c = low_bit(cards);
-        if (s->kind[c] != s->kind[prev] || (live & (BIT(c) - (BIT(prev) << 1))))
+        if (s->kind[c] != s->kind[prev] || (apart & (BIT(c) - (BIT(prev) << 1))))
             out[n++] = c;
         prev = c;
     }
     return n;
+}
+
+/* The position with the cards of each run packed to its lowest labels, in their order
+ * (a played card of a run is a gap that the cards above it may close: nothing can tell
+ * them apart), so that positions that differ only so share one table entry. */
+static inline void canonical(const Searcher *s, uint64_t *aL, uint64_t *aO) {
+    uint64_t L = *aL, O = *aO, in = (L | O) & s->runs;
+    if (!(in & ~s->run_starts & ~(in << 1))) return;  /* no gap under a card of a run */
+    for (int i = 0; i < s->nruns; i++) {
+        uint64_t m = s->run[i], cards = (L | O) & m;
+        int at = s->run_at[i];
+        if (cards == 0 || ((cards >> at) & ((cards >> at) + 1)) == 0) continue;  /* packed */
+        uint64_t l = L & m;
+        L &= ~m;
+        O &= ~m;
+        for (; cards; cards &= cards - 1, at++) {
+            if (l & cards & -cards) L |= BIT(at); else O |= BIT(at);
+        }
+    }
+    *aL = L;
+    *aO = O;
 }
 
 /* exact value for the leader with two tricks left (no pruning needed) */
@@ -236,20 +302,124 @@ static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
             else
                 v = !beats[cl * NCARDS + ro] ? R : p;
             if (v < worst) worst = v;
+            if (worst <= best) break;
         }
         if (worst > best) best = worst;
     }
     return best;
 }
 
-static int search(Searcher *s, uint64_t aL, uint64_t aO, uint64_t live, int R, int n,
-                  int alpha, int beta) {
+/* the cards a player holds: the playable ones (avail) and those face down under them */
+static inline uint64_t held(const Searcher *s, uint64_t avail) {
+    uint64_t h = avail;
+    for (uint64_t piles = avail & s->covered; piles; piles &= piles - 1)
+        h |= s->rev[low_bit(piles)];
+    return h;
+}
+
+/* Points that the holder of hx surely takes against the holder of hy: each of hx's trumps
+ * above all of hy's wins its trick whoever leads (R15, R16), with one card of hy in it.
+ * If x is to lead (ax: x's playable cards, else 0) and hy holds no trump, x also wins by
+ * leading each of its plain cards above all of hy's in that suit, as long as it stays on
+ * lead: those playable now, and those lying under one of them. */
+static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax) {
+    const Tables *t = s->tab;
+    uint64_t tx = hx & TRUMPS, ty = hy & TRUMPS;
+    uint64_t wins = ty ? tx & ~((BIT(top_bit(ty)) << 1) - 1) : tx;
+    if (ax && !ty) {
+        uint64_t plain = 0;
+        for (int i = 0; i < 3; i++) {
+            uint64_t m = SUIT(i), ys = hy & m, xs = hx & m;
+            plain |= ys ? xs & ~((BIT(top_bit(ys)) << 1) - 1) : xs;
+        }
+        uint64_t top = wins | plain, reach = ax;
+        for (uint64_t c = ax & top & s->covered; c; c &= c - 1) reach |= s->rev[low_bit(c)];
+        wins |= plain & reach;
+    }
+    if (!wins) return 0;
+    int k = 0, sum = 0;
+    for (; wins; wins &= wins - 1, k++) sum += t->pts[low_bit(wins)];
+    for (int i = 0; k > 0 && i < t->nvals; i++) {  /* hy's k cheapest cards go with them */
+        int m = popcount(hy & t->valmask[i]);
+        if (m > k) m = k;
+        sum += m * t->val[i];
+        k -= m;
+    }
+    return sum;
+}
+
+static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta);
+
+/* Fail-soft: the points the leader (playable set aL, held set hL) takes from the n
+ * remaining tricks after leading c, the follower's best reply against it, exact within
+ * (alpha, beta), else a bound beyond the window. */
+static int after_lead(Searcher *s, uint64_t aL, uint64_t aO, uint64_t hL, int R, int n,
+                      int c, int alpha, int beta) {
     const Tables *t = s->tab;
     const uint8_t *beats = t->beats;
+    int up[NCARDS], n1 = n - 1;
+    uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
+    uint64_t moves = aO & t->follow[c];
+    if (!moves) moves = aO;
+    int pc = t->pts[c], c36 = c * NCARDS;
+    /* replies by the trick's worth to the leader, lowest first (then by label); each is
+     * picked when its turn comes, as the first one usually ends the loop */
+    int m = distinct(s, moves, hL, up), worth[NCARDS];
+    for (int j = 0; j < m; j++) {
+        int r = up[j];
+        worth[j] = beats[c36 + r] ? -pc - t->pts[r] : pc + t->pts[r];
+    }
+    int worst = R + 1;
+    for (int i = 0; i < m; i++) {
+        int jb = i;
+        for (int j = i + 1; j < m; j++)
+            if (worth[j] < worth[jb]) jb = j;
+        int r = up[jb], w = worth[jb];
+        for (int j = jb; j > i; j--) {  /* keeps the others in their order */
+            up[j] = up[j - 1];
+            worth[j] = worth[j - 1];
+        }
+        up[i] = r;
+        worth[i] = w;
+        if (n1 == 0) return w < 0 ? 0 : w;  /* the last trick */
+        if (i == 0 && n1 > 2) {  /* the others' table slots, fetched while this is searched */
+            for (int j = 1; j < m; j++) {
+                int o = up[j];
+                uint64_t nO = (aO ^ BIT(o)) | s->rev[o], x = nL, y = nO;
+                if (beats[c36 + o]) {
+                    x = nO;
+                    y = nL;
+                }
+                canonical(s, &x, &y);
+                PREFETCH(&s->slots[slot_of(s, x, y)]);
+            }
+        }
+        int p = pc + t->pts[r], R2 = R - p, v;
+        uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
+        int hi_b = beta < worst ? beta : worst;
+        if (beats[c36 + r])
+            v = R2 - ab(s, nO, nL, R2, n1, R2 - hi_b, R2 - alpha);
+        else
+            v = p + ab(s, nL, nO, R2, n1, alpha - p, hi_b - p);
+        if (v < worst) {
+            worst = v;
+            if (worst <= alpha) break;
+        }
+    }
+    return worst;
+}
+
+/* Fail-soft alpha-beta: the points the leader (playable set aL) takes from the n remaining
+ * tricks (R: their points), exact within (alpha, beta), else a bound beyond the window. */
+static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta) {
+    const Tables *t = s->tab;
+    const uint8_t *beats = t->beats;
+    s->nodes++;
     if (n <= 2) {
         if (n == 2) return two_left(s, aL, aO, R);
         return beats[top_bit(aL) * NCARDS + top_bit(aO)] ? 0 : R;
     }
+    canonical(s, &aL, &aO);
     Entry *e = probe(s, aL, aO);
     int known = (e->b & USED) != 0, e_lo = -1, e_hi = R + 1, first = -1;
     if (known) {
@@ -261,9 +431,15 @@ static int search(Searcher *s, uint64_t aL, uint64_t aO, uint64_t live, int R, i
         if (e_lo > alpha) alpha = e_lo;
         if (e_hi < beta) beta = e_hi;
     }
+    uint64_t hL = held(s, aL), hO = held(s, aO);
+    if (!known) {  /* quick bounds, from the tricks each side surely wins */
+        int lo = sure_points(s, hL, hO, aL), hi = R - sure_points(s, hO, hL, 0);
+        if (lo >= beta) return lo;
+        if (hi <= alpha) return hi;
+    }
     int a0 = alpha, b0 = beta;
     int up[NCARDS], leads[NCARDS];
-    int k = distinct(s, aL, live, up);
+    int k = distinct(s, aL, hO, up);
     for (int i = 0; i < k; i++) leads[i] = up[k - 1 - i];  /* strongest first */
     if (first >= 0) {  /* the table's best move first, the others in their order */
         for (int i = 0; i < k; i++) {
@@ -274,49 +450,10 @@ static int search(Searcher *s, uint64_t aL, uint64_t aO, uint64_t live, int R, i
             }
         }
     }
-    int best = -1, bm = -1, n1 = n - 1;
+    int best = -1, bm = -1;
     for (int i = 0; i < k; i++) {
         int c = leads[i];
-        uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
-        uint64_t moves = aO & t->follow[c];
-        if (!moves) moves = aO;
-        int pc = t->pts[c], c36 = c * NCARDS;
-        /* replies ordered by the trick's worth to the leader, lowest first (then by label,
-         * as Python's sort of (worth, card) pairs) */
-        int m = distinct(s, moves, live, up), worth[NCARDS], order[NCARDS];
-        for (int j = 0; j < m; j++) {
-            int r = up[j], w = beats[c36 + r] ? -pc - t->pts[r] : pc + t->pts[r], h = j;
-            while (h > 0 && worth[h - 1] > w) {
-                worth[h] = worth[h - 1];
-                order[h] = order[h - 1];
-                h--;
-            }
-            worth[h] = w;
-            order[h] = r;
-        }
-        if (n1 > 2) {  /* the replies' table slots, fetched while the first ones are searched */
-            for (int j = 0; j < m; j++) {
-                int r = order[j];
-                uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
-                PREFETCH(&s->slots[beats[c36 + r] ? slot_of(s, nO, nL) : slot_of(s, nL, nO)]);
-            }
-        }
-        uint64_t live2 = live ^ BIT(c);
-        int lo_b = alpha > best ? alpha : best;
-        int worst = R + 1;
-        for (int j = 0; j < m; j++) {
-            int r = order[j], p = pc + t->pts[r], R2 = R - p, v;
-            uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
-            int hi_b = beta < worst ? beta : worst;
-            if (beats[c36 + r])
-                v = R2 - search(s, nO, nL, live2 ^ BIT(r), R2, n1, R2 - hi_b, R2 - lo_b);
-            else
-                v = p + search(s, nL, nO, live2 ^ BIT(r), R2, n1, lo_b - p, hi_b - p);
-            if (v < worst) {
-                worst = v;
-                if (worst <= lo_b) break;
-            }
-        }
+        int worst = after_lead(s, aL, aO, hL, R, n, c, alpha > best ? alpha : best, beta);
         if (worst > best) {
             best = worst;
             bm = c;
@@ -331,6 +468,69 @@ static int search(Searcher *s, uint64_t aL, uint64_t aO, uint64_t live, int R, i
     else
         tt_store(s, aL, aO, best, best, bm);
     return best;
+}
+
+/* What a null-window test searches: the position (aL, aO), with R points in its n tricks
+ * left, or (c >= 0) the position right after its leader leads c (hL: the leader's cards,
+ * the face-down ones included). */
+typedef struct {
+    uint64_t aL, aO, hL;
+    int R, n, c;
+} Root;
+
+static inline int test(Searcher *s, const Root *q, int gamma) {
+    if (q->c < 0) return ab(s, q->aL, q->aO, q->R, q->n, gamma - 1, gamma);
+    return after_lead(s, q->aL, q->aO, q->hL, q->R, q->n, q->c, gamma - 1, gamma);
+}
+
+/* The root's value within (alpha, beta), found by null-window tests (MTD): each asks "at
+ * least gamma?" and raises the proven lower bound lo or lowers the proven upper bound hi,
+ * until they meet or leave the window; the table keeps what each test learnt for the
+ * next. The first test is at the guess g; while only one bound has moved, the tests
+ * stride away from it in doubling steps, then they halve the interval. */
+static int mtd(Searcher *s, const Root *q, int lo, int hi, int alpha, int beta, int g) {
+    int step = 1, moved = 0;  /* moved: 1 if lo moved, 2 if hi moved, 3 if both */
+    while (lo < hi && lo < beta && hi > alpha) {
+        int gamma = g <= lo ? lo + 1 : g > hi ? hi : g;  /* the test: value >= gamma? */
+        int v = test(s, q, gamma);
+        if (v >= gamma) {
+            lo = v;
+            moved |= 1;
+            g = moved == 3 ? (lo + hi + 1) / 2 : lo + step;
+        } else {
+            hi = v;
+            moved |= 2;
+            g = moved == 3 ? (lo + hi + 1) / 2 : hi + 1 - step;
+        }
+        step *= 2;
+    }
+    if (lo == hi) {
+        s->last_v = lo;
+        s->last_r = q->R;
+    }
+    return lo >= beta || lo == hi ? lo : hi;
+}
+
+/* The value within (alpha, beta) as ab gives it, by mtd: the first test at the window's
+ * edge (alpha + 1, or beta), where the callers' windows usually settle; without one, at the
+ * last exact value found, scaled to the points left (sibling positions have similar
+ * shares). */
+static int search(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta) {
+    if (n <= 2 || beta - alpha <= 1) return ab(s, aL, aO, R, n, alpha, beta);
+    int lo = 0, hi = R, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    canonical(s, &aL, &aO);
+    Entry *e = probe(s, aL, aO);
+    if (e->b & USED) {
+        int e_lo = entry_lo(e->b), e_hi = entry_hi(e->b);
+        if (e_lo > lo) lo = e_lo;
+        if (e_hi < hi) hi = e_hi;
+    }
+    if (alpha >= lo)
+        g = alpha + 1;
+    else if (beta <= hi)
+        g = beta;
+    Root q = {aL, aO, 0, R, n, -1};
+    return mtd(s, &q, lo, hi, alpha, beta, g);
 }
 
 /* ---- the Searcher type ----------------------------------------------------------------- */
@@ -363,27 +563,71 @@ static int holding(const Searcher *s, uint64_t avail) {
     return k;
 }
 
+/* the arguments (aL, aO, live, R, n) of a position of this world, checked */
+static int read_position(Searcher *s, PyObject *const *args, uint64_t *aL, uint64_t *aO,
+                         int *R, int *n) {
+    uint64_t live;
+    if (as_set(args[0], aL) || as_set(args[1], aO) || as_set(args[2], &live)) return -1;
+    long r = PyLong_AsLong(args[3]);
+    if (r == -1 && PyErr_Occurred()) return -1;
+    long k = PyLong_AsLong(args[4]);
+    if (k == -1 && PyErr_Occurred()) return -1;
+    if (r < 0 || r > MAX_POINTS || k < 1 || k > MAX_TRICKS || (*aL & *aO)
+        || ((*aL | *aO) & ~live) || holding(s, *aL) != k || holding(s, *aO) != k) {
+        PyErr_SetString(PyExc_ValueError, "search: not a position of this world (each player "
+                        "must hold n cards, R must be 0..250)");
+        return -1;
+    }
+    *R = (int)r;
+    *n = (int)k;
+    return 0;
+}
+
 static PyObject *Searcher_search(Searcher *s, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 7) {
         PyErr_SetString(PyExc_TypeError,
                         "search(aL, aO, live, R, n, alpha, beta) takes 7 arguments");
         return NULL;
     }
-    uint64_t aL, aO, live;
-    int alpha, beta;
-    if (as_set(args[0], &aL) || as_set(args[1], &aO) || as_set(args[2], &live)) return NULL;
-    long R = PyLong_AsLong(args[3]);
-    if (R == -1 && PyErr_Occurred()) return NULL;
-    long n = PyLong_AsLong(args[4]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
+    uint64_t aL, aO;
+    int alpha, beta, R, n;
     if (clamp_window(args[5], &alpha) || clamp_window(args[6], &beta)) return NULL;
-    if (R < 0 || R > MAX_POINTS || n < 1 || n > MAX_TRICKS || (aL & aO)
-        || ((aL | aO) & ~live) || holding(s, aL) != n || holding(s, aO) != n) {
-        PyErr_SetString(PyExc_ValueError, "search: not a position of this world (each player "
-                        "must hold n cards, R must be 0..250)");
+    if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
+    return PyLong_FromLong(search(s, aL, aO, R, n, alpha, beta));
+}
+
+static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "lead_values(aL, aO, live, R, n) takes 5 arguments");
         return NULL;
     }
-    return PyLong_FromLong(search(s, aL, aO, live, (int)R, (int)n, alpha, beta));
+    uint64_t aL, aO;
+    int R, n;
+    if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
+    uint64_t hL = held(s, aL), hO = held(s, aO);
+    int value[NCARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    for (uint64_t cards = aL; cards; cards &= cards - 1) {
+        int c = low_bit(cards);
+        if (prev >= 0 && s->kind[c] == s->kind[prev] && !(hO & (BIT(c) - (BIT(prev) << 1))))
+            value[c] = value[prev];  /* interchangeable with the card below it */
+        else
+        {
+            Root q = {aL, aO, hL, R, n, c};
+            value[c] = g = mtd(s, &q, 0, R, -1, R + 1, g);
+        }
+        prev = c;
+        PyObject *key = PyLong_FromLong(c), *v = PyLong_FromLong(value[c]);
+        int bad = key == NULL || v == NULL || PyDict_SetItem(out, key, v) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(v);
+        if (bad) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
 }
 
 static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -416,7 +660,24 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     for (int c = 0; c < NCARDS; c++) {
         s->rev[c] = (uint64_t)rev[c];
         s->kind[c] = rev[c] ? -1 - c : s->tab->block[c] * 256 + s->tab->pts[c];
+        if (rev[c]) s->covered |= BIT(c);
     }
+    uint64_t fixed = s->covered;
+    for (int c = 0; c < NCARDS; c++) fixed |= s->rev[c];
+    for (int c = 0; c < NCARDS;) {
+        int e = c + 1;
+        while (e < NCARDS && !(fixed >> c & 1) && !(fixed >> e & 1)
+               && s->tab->block[e] == s->tab->block[c] && s->tab->pts[e] == s->tab->pts[c])
+            e++;
+        if (e - c >= 2) {
+            s->run_at[s->nruns] = c;
+            s->run[s->nruns++] = (BIT(e) - 1) & ~(BIT(c) - 1);
+            s->runs |= (BIT(e) - 1) & ~(BIT(c) - 1);
+            s->run_starts |= BIT(c);
+        }
+        c = e;
+    }
+
     if (tt_alloc(s, 10)) {
         Py_DECREF(s);
         return PyErr_NoMemory();
@@ -438,6 +699,9 @@ static PyMethodDef Searcher_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_FASTCALL,
      "search(aL, aO, live, R, n, alpha, beta) -> the points the leader takes from the n "
      "remaining tricks, fail-soft within (alpha, beta) (solver.make_search's search)"},
+    {"lead_values", (PyCFunction)(void (*)(void))Searcher_lead_values, METH_FASTCALL,
+     "lead_values(aL, aO, live, R, n) -> {card: the points the leader takes after leading "
+     "it}, for every card of aL, exactly"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -446,9 +710,16 @@ static PyObject *Searcher_get_entries(Searcher *s, void *closure) {
     return PyLong_FromSize_t(s->count);
 }
 
+static PyObject *Searcher_get_nodes(Searcher *s, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(s->nodes);
+}
+
 static PyGetSetDef Searcher_getset[] = {
     {"trump", (getter)Searcher_get_trump, NULL, "the trump suit of this world", NULL},
     {"entries", (getter)Searcher_get_entries, NULL, "positions in the table", NULL},
+    {"nodes", (getter)Searcher_get_nodes, NULL, "positions searched so far (trick starts)",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
