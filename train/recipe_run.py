@@ -295,8 +295,6 @@ class Pipeline:
                     label: str) -> None:
         """Fit the card-value network to the shards of ``data`` (``(stage, blocks)``) and
         write it with the policy network as the stage's agent file."""
-        from .distill_data import load_shards
-        from .value_data import FIELDS
         from .value_fit import fit_values
 
         r = self.r
@@ -309,7 +307,7 @@ class Pipeline:
                 done[0] += 1
                 self.bar.set(done[0] / epochs, label)
 
-        layers = fit_values(load_shards(folders, fields=FIELDS), r.value_arch, epochs,
+        layers = fit_values(folders, r.value_arch, epochs,
                             seed=self.seed, log=epoch_done)
         buf = io.BytesIO()
         save_policy(load_policy(self.policy_file()), buf, values=(layers, r.value_tricks))

@@ -33,7 +33,6 @@ from widderkopf_env.cli import (
     run_cli,
 )
 
-from .distill_data import load_shards
 from .export import network_file_arg
 
 __all__ = ["main", "parser"]
@@ -99,11 +98,10 @@ def _data(args) -> int:
 
 def _fit(args) -> int:
     require_train_extra("widderkopf-values fit")
-    from .value_data import FIELDS
-    from .value_fit import fit_values
+    from .value_fit import fit_values, load_values
     policy = load_policy(args.policy)
     try:
-        data = load_shards(args.data, args.max_shards, fields=FIELDS)
+        data = load_values(args.data, args.max_shards, args.game_weight)
     except (FileNotFoundError, OSError, KeyError, ValueError) as err:
         raise UsageError(str(err)) from None
     layers = fit_values(data, tuple(args.net_arch), args.epochs, args.batch, args.lr,
