@@ -204,12 +204,32 @@ def shard_files(dirs, max_shards: int | None = None) -> list[Path]:
     return out
 
 
+def _header(z, field: str) -> tuple[tuple, np.dtype]:
+    """Shape and dtype of array ``field`` of the open ``.npz`` ``z``, from its header."""
+    with z.zip.open(field + ".npy") as fp:
+        version = np.lib.format.read_magic(fp)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _fortran, dtype = read(fp)
+    return shape, dtype
+
+
 def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:
     """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
-    concatenated; ``fields``: the arrays to read."""
-    parts = {f: [] for f in fields}
-    for path in shard_files(dirs, max_shards):
+    concatenated; ``fields``: the arrays to read. Each array is allocated once, from the
+    shards' headers, and filled shard by shard (no second copy of the data is held)."""
+    paths, heads = shard_files(dirs, max_shards), []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            heads.append({f: _header(z, f) for f in fields})
+    out = {}
+    for f in fields:
+        (_n, *tail), dtype = heads[0][f]
+        out[f] = np.empty((sum(h[f][0][0] for h in heads), *tail), dtype)
+    at = 0
+    for path, head in zip(paths, heads, strict=True):
         with np.load(path, allow_pickle=False) as z:
             for f in fields:
-                parts[f].append(z[f])
-    return {f: np.concatenate(v) for f, v in parts.items()}
+                out[f][at:at + head[f][0][0]] = z[f]
+        at += head[fields[0]][0][0]
+    return out

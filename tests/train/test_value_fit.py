@@ -80,3 +80,21 @@ def test_bad_data_is_refused_with_the_reason(shards):
     data["obs"][3, FLAGS - 1] = 0.5  # the last flag column (tiebreak) half set
     with pytest.raises(ValueError, match="must be 0 or 1"):
         ValueData.of(data)
+
+
+def test_load_shards_fills_one_array_per_field_as_concatenation_would(shards, tmp_path):
+    other = tmp_path / "more"
+    other.mkdir()
+    for k in (0, 1):  # a second folder, its shards in another order on disk
+        (other / f"shard_0000{k}.npz").write_bytes((shards / f"shard_0000{1 - k}.npz").read_bytes())
+    (other / "shard_00002.tmp.npz").write_bytes(b"unfinished")  # skipped
+    paths = [shards / f"shard_0000{k}.npz" for k in range(2)] + \
+        [other / f"shard_0000{k}.npz" for k in range(2)]
+    got = load_shards([shards, other], max_shards=2, fields=FIELDS)
+    for f in FIELDS:
+        parts = []
+        for path in paths:
+            with np.load(path) as z:
+                parts.append(z[f])
+        np.testing.assert_array_equal(got[f], np.concatenate(parts))
+        assert got[f].dtype == parts[0].dtype
