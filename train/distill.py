@@ -56,7 +56,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
 
-    from .fit import fit, layer_arrays, linear_layers, relu_mlp
+    from .fit import fit, layer_arrays, linear_layers, relu_mlp, start
     from .torch_policy import with_escalate_logit
 
     torch.manual_seed(seed)
@@ -77,10 +77,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
 
     body, head = relu_mlp(obs.shape[1], hidden, NUM_ACTIONS)
     if init is not None:
-        with torch.no_grad():
-            for m, (w, b) in zip(linear_layers(body, head), init["layers"], strict=True):
-                m.weight.copy_(torch.as_tensor(w))
-                m.bias.copy_(torch.as_tensor(b))
+        start(linear_layers(body, head), init["layers"])
 
     def logits(x, legal):
         z = with_escalate_logit(head(body(x)), legal[:, :NUM_CARDS])

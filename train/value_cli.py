@@ -98,10 +98,10 @@ def _data(args) -> int:
 
 def _fit(args) -> int:
     require_train_extra("widderkopf-values fit")
-    from .value_fit import fit_values, load_values
+    from .value_fit import fit_values, load_value_rows
     policy = load_policy(args.policy)
     try:
-        data = load_values(args.data, args.max_shards, args.game_weight)
+        data = load_value_rows(args.data, args.max_shards, args.game_weight)
     except (FileNotFoundError, OSError, KeyError, ValueError) as err:
         raise UsageError(str(err)) from None
     layers = fit_values(data, tuple(args.net_arch), args.epochs, args.batch, args.lr,

@@ -32,7 +32,7 @@ from widderkopf_env.agents.solver import game_points
 from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
-__all__ = ["ValueData", "fit_values", "inputs", "load_values", "targets"]
+__all__ = ["ValueData", "fit_values", "inputs", "load_value_rows", "targets"]
 
 _LEVEL = OFFSETS["crack_level"][0]
 _TRICKS_DONE = OFFSETS["tricks_done"][0]
@@ -122,7 +122,7 @@ class ValueData:
         return out
 
 
-def load_values(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
+def load_value_rows(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
     """The value shards of the folders ``dirs`` (``distill_data.load_shards``'s choice),
     read one at a time into a :class:`ValueData`."""
     from .distill_data import shard_files
@@ -142,14 +142,16 @@ def load_values(dirs, max_shards: int | None = None, game_weight: float = 0.0) -
 
 def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
                lr: float = 1e-3, game_weight: float = 0.0, seed: int = 0,
-               patience: int = 3, log=print, max_shards: int | None = None) -> list:
+               patience: int = 3, log=print, max_shards: int | None = None,
+               init=None) -> list:
     """Fit a card-value network to ``data``: value shard folders (a folder or a list;
-    ``max_shards`` as in :func:`load_values`), a :class:`ValueData` made with the same
+    ``max_shards`` as in :func:`load_value_rows`), a :class:`ValueData` made with the same
     ``game_weight``, or the shards' arrays (``load_shards(..., fields=value_data.FIELDS)``);
-    returns its layers ``[(W (out, in), b), ...]``."""
+    returns its layers ``[(W (out, in), b), ...]``. ``init``: layers of the same shapes to
+    start from (a warm start, e.g. an earlier fit's) instead of random ones."""
     import torch
 
-    from .fit import fit, layer_arrays, relu_mlp
+    from .fit import fit, layer_arrays, linear_layers, relu_mlp, start
 
     if isinstance(data, ValueData):
         if data.game_weight != game_weight:
@@ -159,7 +161,7 @@ def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
     elif isinstance(data, dict):
         rows = ValueData.of(data, game_weight)
     elif isinstance(data, (str, Path, list, tuple)):
-        rows = load_values(data, max_shards, game_weight)
+        rows = load_value_rows(data, max_shards, game_weight)
     else:
         raise TypeError(f"data must be value shard folders, a ValueData or a dict of "
                         f"their arrays, got {type(data).__name__}")
@@ -175,6 +177,8 @@ def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
 
     body, head = relu_mlp(OBS_SIZE + FEATURES, hidden, NUM_CARDS)
     model = torch.nn.Sequential(body, head)
+    if init is not None:
+        start(linear_layers(body, head), init)
 
     def batch_loss(j):
         m = legal[j]
