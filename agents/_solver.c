@@ -197,13 +197,11 @@ static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssi
     if (out == NULL) return NULL;
     for (uint64_t cards = aL; cards; cards &= cards - 1) {
         int c = low_bit(cards);
+        Root q = {aL, aO, hL, R, n, c};
         if (prev >= 0 && s->kind[c] == s->kind[prev] && !(hO & (BIT(c) - (BIT(prev) << 1))))
             value[c] = value[prev];  /* interchangeable with the card below it */
-        else
-        {
-            Root q = {aL, aO, hL, R, n, c};
+        else  /* the guess: the last lead's value */
             value[c] = g = mtd(s, &q, 0, R, -1, R + 1, g);
-        }
         prev = c;
         PyObject *key = PyLong_FromLong(c), *v = PyLong_FromLong(value[c]);
         int bad = key == NULL || v == NULL || PyDict_SetItem(out, key, v) < 0;
