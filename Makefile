@@ -17,14 +17,14 @@ venv .venv: $(STAMP)
 # whereas an unpinned torch may pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
 # also compiles the optional C accelerators (setup.py) when a C compiler is present.
-$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
+$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c agents/_solver_search.h
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs,openspiel]"
 	touch $@
 
-$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c
+$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c agents/_solver_search.h
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0

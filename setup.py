@@ -24,6 +24,7 @@ setup(
         Extension(
             "widderkopf_env.agents._solver",
             sources=["agents/_solver.c"],
+            depends=["agents/_solver_search.h"],
             optional=True,
         ),
     ]

@@ -1,14 +1,31 @@
 /* The perfect-information endgame search in C: an optional accelerator for agents/solver.py.
  *
  * Searcher(trump, rev) holds the transposition table of one world (the trump suit and
- * rev[c], the bit of the face-down card under face-up card c, in solver labels), and
- * Searcher.search(aL, aO, live, R, n, alpha, beta) is the twin of the function that
- * solver.make_search returns: the card points the leader (playable set aL) takes from the
- * n remaining tricks (live: unplayed cards, R: their points), fail-soft within
- * (alpha, beta). It visits the same moves in the same order and keeps the same table
- * entries (lo, hi, best move) as the Python search, so it returns the very same values;
- * tests/test_solver_accel.py compares the two.
+ * rev[c], the bit of the face-down card under face-up card c, in solver labels).
+ * Searcher.search(aL, aO, live, R, n, alpha, beta) does what the function that
+ * solver.make_search returns does: the card points the leader (playable set aL) takes
+ * from the n remaining tricks (live: unplayed cards, R: their points), fail-soft within
+ * (alpha, beta); Searcher.lead_values(aL, aO, live, R, n) gives the exact points of every
+ * lead (solver._lead_values). The values are the Python search's
+ * (tests/agents/test_solver_accel.py compares them); the way to them is faster:
  *
+ * - null-window tests (MTD): the root's value is found by searches with a window of one
+ *   point ("at least gamma?"), each raising a proven lower bound or lowering a proven
+ *   upper one; the first test at the caller's window edge or a guess, then strides that
+ *   double, then halving;
+ * - a transposition table of lower and upper bounds (and the best lead), shared by all
+ *   the tests and sibling searches of one world;
+ * - quick bounds at each trick start not in the table: each side's trumps above all of
+ *   the other's trumps win their tricks whoever leads, and a leader whose opponent has
+ *   no trump also wins with its top plain cards while it keeps the lead;
+ * - interchangeable cards: two cards of one class and one point value with no card of
+ *   the other side between them (none lying on or under a face-down card) lead to the
+ *   same value, so only one is searched, and the table key packs such cards down over
+ *   the played ones, so that positions differing only so share an entry;
+ * - move order: the table's best lead, then strongest first; replies by the trick's
+ *   worth, picked one at a time (the first usually ends the loop).
+ *
+ * The search itself is in _solver_search.h (this file: the Python module around it).
  * No rule is written here: solver.py passes its labelled tables (solver.TABLES: card
  * points, what follows what, what beats what, the classes) to configure() at import.
  * Cards are 36-bit sets in uint64_t, labels in power order (see solver.py).
@@ -20,43 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCARDS 36
-#define ALL36 ((UINT64_C(1) << NCARDS) - 1)
-#define BIT(c) (UINT64_C(1) << (c))
-#define MAX_TRICKS 18
-#define MAX_POINTS 250  /* R is at most 121; the table packs values in 10 bits */
-#define WINDOW 100000   /* alpha and beta are clamped to +-WINDOW (far outside any value) */
+#include "_solver_search.h"
 
-#if defined(_MSC_VER)
-#include <intrin.h>
-#define PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-static inline int low_bit(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
-static inline int top_bit(uint64_t x) {
-    unsigned long i;
-    return _BitScanReverse64(&i, x) ? (int)i : 0;
-}
-#else
-#define PREFETCH(p) __builtin_prefetch(p)
-static inline int low_bit(uint64_t x) { return __builtin_ctzll(x); }
-static inline int top_bit(uint64_t x) { return x ? 63 - __builtin_clzll(x) : 0; }
-#endif
-
-static inline int popcount(uint64_t x) {
-    int n = 0;
-    for (; x; x &= x - 1) n++;
-    return n;
-}
-
-/* ---- the rule tables of each trump suit, from solver.TABLES ---------------------------- */
-
-typedef struct {
-    int pts[NCARDS];              /* card points (the Spitzer's extra point included) */
-    uint64_t follow[NCARDS];      /* the cards that follow card c */
-    uint8_t beats[NCARDS * NCARDS]; /* beats[a * 36 + b]: b beats the lead a */
-    int block[NCARDS];            /* the class (trumps, or one plain suit) of card c */
-} Tables;
-
-static Tables tables[4];
 static int configured = 0;
 
 /* seq as n ints in [lo, hi], through the sequence protocol (tuples, bytes, lists) */
@@ -114,6 +96,21 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
         ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 3), NCARDS, 0, NCARDS, buf,
                               "configure: block");
         for (int i = 0; ok && i < NCARDS; i++) tab->block[i] = (int)buf[i];
+        for (int i = 0; ok && i < NCARDS; i++)
+            ok = (tab->block[i] == 0) == (i < 15);
+        if (parts != NULL && !ok && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "configure: block must be 0 for the 15 trumps "
+                            "(labels 0..14) only");
+        tab->nvals = 0;
+        for (int v = 0; ok && v <= 100; v++) {
+            uint64_t mask = 0;
+            for (int i = 0; i < NCARDS; i++)
+                if (tab->pts[i] == v) mask |= BIT(i);
+            if (mask) {
+                tab->val[tab->nvals] = v;
+                tab->valmask[tab->nvals++] = mask;
+            }
+        }
         Py_XDECREF(parts);
     }
     Py_DECREF(all);
@@ -121,216 +118,6 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
     memcpy(tables, fresh, sizeof tables);
     configured = 1;
     Py_RETURN_NONE;
-}
-
-/* ---- the transposition table ---------------------------------------------------------- */
-
-/* An entry: the key (aL, aO) and the value (lo, hi, best move) in two words. The second
- * word holds aO in bits 0..35, best move + 1 in bits 36..41, lo + 512 and hi + 512 in
- * 10 bits each from bit 42 and bit 52, and bit 63 marks a used slot. */
-typedef struct { uint64_t a, b; } Entry;
-
-#define USED (UINT64_C(1) << 63)
-#define FIELD(b, shift, width) ((int)(((b) >> (shift)) & ((UINT64_C(1) << (width)) - 1)))
-
-static inline int entry_bm(uint64_t b) { return FIELD(b, 36, 6) - 1; }
-static inline int entry_lo(uint64_t b) { return FIELD(b, 42, 10) - 512; }
-static inline int entry_hi(uint64_t b) { return FIELD(b, 52, 10) - 512; }
-
-static inline uint64_t pack(uint64_t aO, int lo, int hi, int bm) {
-    return USED | aO | (uint64_t)(bm + 1) << 36 | (uint64_t)((lo + 512) & 1023) << 42
-           | (uint64_t)((hi + 512) & 1023) << 52;
-}
-
-typedef struct {
-    PyObject_HEAD
-    int trump;
-    const Tables *tab;
-    uint64_t rev[NCARDS];
-    int kind[NCARDS];  /* cards of one kind (class and points, none face down under them)
-                        * are interchangeable when no unplayed card lies between them */
-    Entry *slots;  /* open addressing, linear probing; a power of two of them */
-    size_t cap, count;
-    int shift;     /* 64 - log2(cap) */
-} Searcher;
-
-static inline size_t slot_of(const Searcher *s, uint64_t aL, uint64_t aO) {
-    return (size_t)((((aL << 28) ^ aO) * UINT64_C(0x9E3779B97F4A7C15)) >> s->shift);
-}
-
-/* the used slot of key (aL, aO), or the empty one where it would go */
-static inline Entry *probe(const Searcher *s, uint64_t aL, uint64_t aO) {
-    size_t mask = s->cap - 1, i = slot_of(s, aL, aO);
-    for (;;) {
-        Entry *e = &s->slots[i];
-        if (!(e->b & USED) || (e->a == aL && (e->b & ALL36) == aO)) return e;
-        i = (i + 1) & mask;
-    }
-}
-
-static int tt_alloc(Searcher *s, int bits) {
-    Entry *old = s->slots;
-    size_t old_cap = s->cap;
-    Entry *slots = calloc((size_t)1 << bits, sizeof(Entry));
-    if (slots == NULL) return -1;
-    s->slots = slots;
-    s->cap = (size_t)1 << bits;
-    s->shift = 64 - bits;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].b & USED) *probe(s, old[i].a, old[i].b & ALL36) = old[i];
-    free(old);
-    return 0;
-}
-
-/* Stores (lo, hi, bm) under (aL, aO). The table doubles at half full; should that
- * allocation fail it keeps its size and, once nearly full, drops new entries (the table
- * only saves work: the values the search returns stay right). */
-static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int bm) {
-    Entry *e = probe(s, aL, aO);
-    if (!(e->b & USED)) {
-        if (2 * (s->count + 1) > s->cap && tt_alloc(s, 65 - s->shift) == 0)
-            e = probe(s, aL, aO);
-        else if (s->count + 2 > s->cap)
-            return;
-        s->count++;
-        e->a = aL;
-    }
-    e->b = pack(aO, lo, hi, bm);
-}
-
-/* ---- the search (solver.make_search, line by line) ------------------------------------ */
-
-/* cards (a set) weakest first, without the ones interchangeable with a weaker one; the
- * number of them written to out */
-static int distinct(const Searcher *s, uint64_t cards, uint64_t live, int *out) {
-    if (!cards) return 0;
-    int n = 0, prev = low_bit(cards);
-    out[n++] = prev;
-    for (cards &= cards - 1; cards; cards &= cards - 1) {
-        int c = low_bit(cards);
-        if (s->kind[c] != s->kind[prev] || (live & (BIT(c) - (BIT(prev) << 1))))
-            out[n++] = c;
-        prev = c;
-    }
-    return n;
-}
-
-/* exact value for the leader with two tricks left (no pruning needed) */
-static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
-    const Tables *t = s->tab;
-    const uint8_t *beats = t->beats;
-    int best = -1;
-    for (uint64_t leads = aL; leads; leads &= leads - 1) {
-        int c = low_bit(leads);
-        int cl = top_bit((aL ^ BIT(c)) | s->rev[c]);  /* the leader's last card */
-        int pc = t->pts[c], c36 = c * NCARDS;
-        int worst = R + 1;
-        uint64_t moves = aO & t->follow[c];
-        if (!moves) moves = aO;
-        for (; moves; moves &= moves - 1) {
-            int r = low_bit(moves);
-            int ro = top_bit((aO ^ BIT(r)) | s->rev[r]);
-            int p = pc + t->pts[r], v;
-            if (beats[c36 + r])  /* the follower wins and leads the last trick */
-                v = beats[ro * NCARDS + cl] ? R - p : 0;
-            else
-                v = !beats[cl * NCARDS + ro] ? R : p;
-            if (v < worst) worst = v;
-        }
-        if (worst > best) best = worst;
-    }
-    return best;
-}
-
-static int search(Searcher *s, uint64_t aL, uint64_t aO, uint64_t live, int R, int n,
-                  int alpha, int beta) {
-    const Tables *t = s->tab;
-    const uint8_t *beats = t->beats;
-    if (n <= 2) {
-        if (n == 2) return two_left(s, aL, aO, R);
-        return beats[top_bit(aL) * NCARDS + top_bit(aO)] ? 0 : R;
-    }
-    Entry *e = probe(s, aL, aO);
-    int known = (e->b & USED) != 0, e_lo = -1, e_hi = R + 1, first = -1;
-    if (known) {
-        e_lo = entry_lo(e->b);
-        e_hi = entry_hi(e->b);
-        first = entry_bm(e->b);
-        if (e_lo >= beta || e_lo == e_hi) return e_lo;
-        if (e_hi <= alpha) return e_hi;
-        if (e_lo > alpha) alpha = e_lo;
-        if (e_hi < beta) beta = e_hi;
-    }
-    int a0 = alpha, b0 = beta;
-    int up[NCARDS], leads[NCARDS];
-    int k = distinct(s, aL, live, up);
-    for (int i = 0; i < k; i++) leads[i] = up[k - 1 - i];  /* strongest first */
-    if (first >= 0) {  /* the table's best move first, the others in their order */
-        for (int i = 0; i < k; i++) {
-            if (leads[i] == first) {
-                memmove(leads + 1, leads, (size_t)i * sizeof(int));
-                leads[0] = first;
-                break;
-            }
-        }
-    }
-    int best = -1, bm = -1, n1 = n - 1;
-    for (int i = 0; i < k; i++) {
-        int c = leads[i];
-        uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
-        uint64_t moves = aO & t->follow[c];
-        if (!moves) moves = aO;
-        int pc = t->pts[c], c36 = c * NCARDS;
-        /* replies ordered by the trick's worth to the leader, lowest first (then by label,
-         * as Python's sort of (worth, card) pairs) */
-        int m = distinct(s, moves, live, up), worth[NCARDS], order[NCARDS];
-        for (int j = 0; j < m; j++) {
-            int r = up[j], w = beats[c36 + r] ? -pc - t->pts[r] : pc + t->pts[r], h = j;
-            while (h > 0 && worth[h - 1] > w) {
-                worth[h] = worth[h - 1];
-                order[h] = order[h - 1];
-                h--;
-            }
-            worth[h] = w;
-            order[h] = r;
-        }
-        if (n1 > 2) {  /* the replies' table slots, fetched while the first ones are searched */
-            for (int j = 0; j < m; j++) {
-                int r = order[j];
-                uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
-                PREFETCH(&s->slots[beats[c36 + r] ? slot_of(s, nO, nL) : slot_of(s, nL, nO)]);
-            }
-        }
-        uint64_t live2 = live ^ BIT(c);
-        int lo_b = alpha > best ? alpha : best;
-        int worst = R + 1;
-        for (int j = 0; j < m; j++) {
-            int r = order[j], p = pc + t->pts[r], R2 = R - p, v;
-            uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
-            int hi_b = beta < worst ? beta : worst;
-            if (beats[c36 + r])
-                v = R2 - search(s, nO, nL, live2 ^ BIT(r), R2, n1, R2 - hi_b, R2 - lo_b);
-            else
-                v = p + search(s, nL, nO, live2 ^ BIT(r), R2, n1, lo_b - p, hi_b - p);
-            if (v < worst) {
-                worst = v;
-                if (worst <= lo_b) break;
-            }
-        }
-        if (worst > best) {
-            best = worst;
-            bm = c;
-            if (best >= beta) break;
-        }
-    }
-    /* the recursion may have moved the table: store by key, with the bounds read above */
-    if (best <= a0)
-        tt_store(s, aL, aO, e_lo, best, bm);
-    else if (best >= b0)
-        tt_store(s, aL, aO, best, e_hi, bm);
-    else
-        tt_store(s, aL, aO, best, best, bm);
-    return best;
 }
 
 /* ---- the Searcher type ----------------------------------------------------------------- */
@@ -363,27 +150,69 @@ static int holding(const Searcher *s, uint64_t avail) {
     return k;
 }
 
+/* the arguments (aL, aO, live, R, n) of a position of this world, checked */
+static int read_position(Searcher *s, PyObject *const *args, uint64_t *aL, uint64_t *aO,
+                         int *R, int *n) {
+    uint64_t live;
+    if (as_set(args[0], aL) || as_set(args[1], aO) || as_set(args[2], &live)) return -1;
+    long r = PyLong_AsLong(args[3]);
+    if (r == -1 && PyErr_Occurred()) return -1;
+    long k = PyLong_AsLong(args[4]);
+    if (k == -1 && PyErr_Occurred()) return -1;
+    if (r < 0 || r > MAX_POINTS || k < 1 || k > MAX_TRICKS || (*aL & *aO)
+        || ((*aL | *aO) & ~live) || holding(s, *aL) != k || holding(s, *aO) != k) {
+        PyErr_SetString(PyExc_ValueError, "search: not a position of this world (each player "
+                        "must hold n cards, R must be 0..250)");
+        return -1;
+    }
+    *R = (int)r;
+    *n = (int)k;
+    return 0;
+}
+
 static PyObject *Searcher_search(Searcher *s, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 7) {
         PyErr_SetString(PyExc_TypeError,
                         "search(aL, aO, live, R, n, alpha, beta) takes 7 arguments");
         return NULL;
     }
-    uint64_t aL, aO, live;
-    int alpha, beta;
-    if (as_set(args[0], &aL) || as_set(args[1], &aO) || as_set(args[2], &live)) return NULL;
-    long R = PyLong_AsLong(args[3]);
-    if (R == -1 && PyErr_Occurred()) return NULL;
-    long n = PyLong_AsLong(args[4]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
+    uint64_t aL, aO;
+    int alpha, beta, R, n;
     if (clamp_window(args[5], &alpha) || clamp_window(args[6], &beta)) return NULL;
-    if (R < 0 || R > MAX_POINTS || n < 1 || n > MAX_TRICKS || (aL & aO)
-        || ((aL | aO) & ~live) || holding(s, aL) != n || holding(s, aO) != n) {
-        PyErr_SetString(PyExc_ValueError, "search: not a position of this world (each player "
-                        "must hold n cards, R must be 0..250)");
+    if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
+    return PyLong_FromLong(search(s, aL, aO, R, n, alpha, beta));
+}
+
+static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "lead_values(aL, aO, live, R, n) takes 5 arguments");
         return NULL;
     }
-    return PyLong_FromLong(search(s, aL, aO, live, (int)R, (int)n, alpha, beta));
+    uint64_t aL, aO;
+    int R, n;
+    if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
+    uint64_t hL = held(s, aL), hO = held(s, aO);
+    int value[NCARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    for (uint64_t cards = aL; cards; cards &= cards - 1) {
+        int c = low_bit(cards);
+        Root q = {aL, aO, hL, R, n, c};
+        if (prev >= 0 && s->kind[c] == s->kind[prev] && !(hO & (BIT(c) - (BIT(prev) << 1))))
+            value[c] = value[prev];  /* interchangeable with the card below it */
+        else  /* the guess: the last lead's value */
+            value[c] = g = mtd(s, &q, 0, R, -1, R + 1, g);
+        prev = c;
+        PyObject *key = PyLong_FromLong(c), *v = PyLong_FromLong(value[c]);
+        int bad = key == NULL || v == NULL || PyDict_SetItem(out, key, v) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(v);
+        if (bad) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
 }
 
 static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -416,7 +245,24 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     for (int c = 0; c < NCARDS; c++) {
         s->rev[c] = (uint64_t)rev[c];
         s->kind[c] = rev[c] ? -1 - c : s->tab->block[c] * 256 + s->tab->pts[c];
+        if (rev[c]) s->covered |= BIT(c);
     }
+    uint64_t fixed = s->covered;
+    for (int c = 0; c < NCARDS; c++) fixed |= s->rev[c];
+    for (int c = 0; c < NCARDS;) {
+        int e = c + 1;
+        while (e < NCARDS && !(fixed >> c & 1) && !(fixed >> e & 1)
+               && s->tab->block[e] == s->tab->block[c] && s->tab->pts[e] == s->tab->pts[c])
+            e++;
+        if (e - c >= 2) {
+            s->run_at[s->nruns] = c;
+            s->run[s->nruns++] = (BIT(e) - 1) & ~(BIT(c) - 1);
+            s->runs |= (BIT(e) - 1) & ~(BIT(c) - 1);
+            s->run_starts |= BIT(c);
+        }
+        c = e;
+    }
+
     if (tt_alloc(s, 10)) {
         Py_DECREF(s);
         return PyErr_NoMemory();
@@ -438,6 +284,9 @@ static PyMethodDef Searcher_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_FASTCALL,
      "search(aL, aO, live, R, n, alpha, beta) -> the points the leader takes from the n "
      "remaining tricks, fail-soft within (alpha, beta) (solver.make_search's search)"},
+    {"lead_values", (PyCFunction)(void (*)(void))Searcher_lead_values, METH_FASTCALL,
+     "lead_values(aL, aO, live, R, n) -> {card: the points the leader takes after leading "
+     "it}, for every card of aL, exactly"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -446,9 +295,16 @@ static PyObject *Searcher_get_entries(Searcher *s, void *closure) {
     return PyLong_FromSize_t(s->count);
 }
 
+static PyObject *Searcher_get_nodes(Searcher *s, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(s->nodes);
+}
+
 static PyGetSetDef Searcher_getset[] = {
     {"trump", (getter)Searcher_get_trump, NULL, "the trump suit of this world", NULL},
     {"entries", (getter)Searcher_get_entries, NULL, "positions in the table", NULL},
+    {"nodes", (getter)Searcher_get_nodes, NULL, "positions searched so far (trick starts)",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

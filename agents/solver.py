@@ -25,12 +25,14 @@ by the table's best move, then strongest first; replies by the trick they yield
 points, nothing unplayed between them, no face-down card under either) only one is
 tried; the last two tricks are scored directly.
 
-The search has a C twin, ``agents/_solver.c`` (an optional extension,
-built when a C compiler is present): same moves in the same order, same table, same
-values, faster (``python bench/solver.py`` measures both). It runs
-when it was built and ``WIDDERKOPF_PURE_PYTHON`` is unset or ``0``; :data:`ACCELERATED`
-says whether it does. Only the search is in C: the root (:func:`solve_actions`,
-:func:`solve_value`) is here.
+The search has a C twin, ``agents/_solver.c`` (an optional extension, built when a C
+compiler is present): the same values by a faster way (null-window tests, quick bounds
+at trick starts, interchangeable cards merged in the table; its header says more, and
+``python bench/solver.py`` measures it against the landed one). It runs when it was
+built and ``WIDDERKOPF_PURE_PYTHON`` is unset or ``0``; :data:`ACCELERATED` says whether
+it does. The pure-Python search is the reference the C one is tested against. Only the
+search and the root of a lead (``Searcher.lead_values``) are in C: the rest of the root
+(:func:`solve_actions`, :func:`solve_value`) is here.
 """
 
 from __future__ import annotations
@@ -260,14 +262,15 @@ _C_TABLE = "c-search"  # the key of the C search in a ``tt`` dict
 
 
 def _world_search(trump: int, rev: list[int], tt: dict):
-    """The search of one world: the C one, kept in ``tt`` (under ``_C_TABLE``, with its own
-    table inside) for the next call on the same world, or :func:`make_search`'s."""
+    """The search of one world and its root for a lead, ``(search, lead_values)``: the C
+    searcher's, kept in ``tt`` (under ``_C_TABLE``, with its own table inside) for the next
+    call on the same world, or :func:`make_search`'s and None (:func:`_lead_values` then)."""
     if _accel is None:
-        return make_search(trump, rev, tt)
+        return make_search(trump, rev, tt), None
     searcher = tt.get(_C_TABLE)
     if searcher is None:
         searcher = tt[_C_TABLE] = _accel.Searcher(trump, rev)
-    return searcher.search
+    return searcher.search, getattr(searcher, "lead_values", None)
 
 
 def _follow_values(pos: Position, search, exact: bool = True) -> dict[int, int]:
@@ -323,9 +326,12 @@ def solve_actions(g, tt: dict | None = None) -> dict[int, int]:
     world (same cards in the same places): it holds the Python search's table, or with
     the C search (:data:`ACCELERATED`) that search and its table, as one entry."""
     pos = Position(g)
-    search = _world_search(pos.trump, pos.rev, {} if tt is None else tt)
+    search, lead_values = _world_search(pos.trump, pos.rev, {} if tt is None else tt)
     if pos.lead >= 0:
         vals = _follow_values(pos, search)
+    elif lead_values is not None:
+        L = pos.current
+        vals = lead_values(pos.avail[L], pos.avail[1 - L], pos.live, pos.remaining, pos.tricks)
     else:
         vals = _lead_values(pos, search)
     base, order = pos.base[g.current], pos.order
@@ -336,7 +342,7 @@ def solve_value(g, player: int, tt: dict | None = None) -> int:
     """Exact final card points of ``player`` under perfect play from ``g`` (play phase);
     ``tt`` as in :func:`solve_actions`."""
     pos = Position(g)
-    search = _world_search(pos.trump, pos.rev, {} if tt is None else tt)
+    search = _world_search(pos.trump, pos.rev, {} if tt is None else tt)[0]
     cur = g.current
     if pos.lead >= 0:
         v = max(_follow_values(pos, search, exact=False).values())

@@ -1,20 +1,33 @@
-"""Endgame solver speed: milliseconds per ``solve_actions`` call, C search and pure Python.
+"""Endgame solver speed: the C search against the landed one, on the same positions.
 
-    python bench/solver.py [--positions N] [--seed S] [--full]
+    python bench/solver.py [--positions N] [--tricks T ...] [--seed S] [--full]
 
-For each number of tricks left (6, 8, 10, 12), N positions at the start of a trick, each
-reached from its own seeded deal by the heuristic bot playing both seats. Every position
-is solved with a fresh table (``solve_actions(game, {})``, as PIMC calls it per world),
-by the C search (``agents/_solver.c``, when built) and by the pure-Python
-one (up to 10 tricks left only: about a second a call at 12); the two must agree. Prints
-the mean milliseconds per call of each and the speedup; a row that takes less than half a
-second is timed again (up to 20 passes) and its fastest pass counts.
+For each number of tricks left, N positions at the start of a trick, each reached from
+its own seeded deal by the heuristic bot playing both seats. Every position is solved
+with a fresh table (``solve_actions(game, {})``, as PIMC and the values stages call it)
+by the C search of this checkout (``agents/_solver.c``) and by the landed one: the
+``agents/_solver.c`` of commit ``LANDED``, compiled here from git under another module
+name, with a node counter added, and run behind the pure-Python root (as it shipped).
+Both must give the same values for every card; with ``--python`` the pure-Python search
+must too (rows up to 9 tricks left: it takes seconds a position beyond).
+
+Prints, per row and search, the milliseconds per position (mean and slowest) and the
+positions searched (trick starts, table hits included: mean and slowest), then how many
+times as many positions per second the new search solves. Each row is timed over passes
+repeated for at least half a second (at most 20), the two searches in turn, and each
+position's fastest pass counts, the one least disturbed by other processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
+import sys
+import sysconfig
+import tempfile
 import time
+from pathlib import Path
 
 from bench_args import parse
 
@@ -22,9 +35,57 @@ from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, solver
 from widderkopf_env.rules import PLAY
 
-TRICKS_LEFT = (6, 8, 10, 12)
-PYTHON_UP_TO = 10
+LANDED = "dcbcdfa98be14543b3ef6e4770141372047da06e"  # agents/_solver.c before issue 39
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON_UP_TO = 9
 MIN_SECONDS, MAX_PASSES = 0.5, 20
+# (text, replacement) in the landed source: a node counter, and the module's own name
+NODE_COUNTER = (
+    ("    int shift;     /* 64 - log2(cap) */\n} Searcher;",
+     "    int shift;\n    unsigned long long nodes;\n} Searcher;"),
+    ("    if (n <= 2) {\n        if (n == 2) return two_left",
+     "    s->nodes++;\n    if (n <= 2) {\n        if (n == 2) return two_left"),
+    ("static PyGetSetDef Searcher_getset[] = {",
+     "static PyObject *Searcher_get_nodes(Searcher *s, void *c) {\n    (void)c;\n"
+     "    return PyLong_FromUnsignedLongLong(s->nodes);\n}\n\n"
+     "static PyGetSetDef Searcher_getset[] = {"),
+    ('    {"entries", (getter)Searcher_get_entries, NULL, "positions in the table", NULL},',
+     '    {"entries", (getter)Searcher_get_entries, NULL, "positions in the table", NULL},\n'
+     '    {"nodes", (getter)Searcher_get_nodes, NULL, "positions searched", NULL},'),
+    ("PyInit__solver(", "PyInit__solver_landed("),
+    ('.m_name = "_solver"', '.m_name = "_solver_landed"'),
+)
+
+
+def landed_search(workdir: str):
+    """The landed C search (commit LANDED) built in ``workdir`` as ``_solver_landed``,
+    configured with the solver's tables; SystemExit with the reason if it cannot be."""
+    try:
+        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{LANDED}:agents/_solver.c"],
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as err:
+        raise SystemExit(f"the landed search needs a git checkout with commit {LANDED}: "
+                         f"{err}") from err
+    for old, new in NODE_COUNTER:
+        if source.count(old) != 1:
+            raise SystemExit(f"the landed source does not have {old!r} once")
+        source = source.replace(old, new)
+    c_file = Path(workdir) / "_solver_landed.c"
+    c_file.write_text(source)
+    module = Path(workdir) / ("_solver_landed" + sysconfig.get_config_var("EXT_SUFFIX"))
+    cc = sysconfig.get_config_var("CC") or "cc"
+    try:
+        subprocess.run([*cc.split(), "-O3", "-fwrapv", "-shared", "-fPIC",
+                        "-I" + sysconfig.get_paths()["include"], str(c_file), "-o", str(module)],
+                       capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as err:
+        raise SystemExit(f"cannot compile the landed search: "
+                         f"{getattr(err, 'stderr', err)}") from err
+    spec = importlib.util.spec_from_file_location("_solver_landed", module)
+    landed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(landed)
+    landed.configure(tuple(tables[2:] for tables in solver.TABLES))
+    return landed
 
 
 def positions(tricks_left: int, count: int, seed: int) -> list[Game]:
@@ -41,49 +102,77 @@ def positions(tricks_left: int, count: int, seed: int) -> list[Game]:
     return out
 
 
-def timed(games: list[Game], accelerated: bool) -> tuple[float, list[dict]]:
-    """Mean milliseconds per ``solve_actions`` call, and the results. Short passes over
-    ``games`` are repeated (for MIN_SECONDS, at most MAX_PASSES) and the fastest counts,
-    the one least disturbed by other processes."""
-    saved = solver._accel
-    if not accelerated:
-        solver._accel = None  # the pure-Python search, as without the extension
+def solve_pass(games: list[Game], search) -> tuple[list[float], list[int], list[dict]]:
+    """Seconds, positions searched and values of each game, solved by the C module
+    ``search`` (None: the pure-Python search), each with a fresh table."""
+    saved, solver._accel = solver._accel, search
     try:
-        passes, spent = [], 0.0
-        while spent < MIN_SECONDS and len(passes) < MAX_PASSES:
+        seconds, nodes, values = [], [], []
+        for game in games:
+            tt: dict = {}
             t0 = time.perf_counter()
-            results = [solver.solve_actions(game, {}) for game in games]
-            passes.append(time.perf_counter() - t0)
-            spent += passes[-1]
+            values.append(solver.solve_actions(game, tt))
+            seconds.append(time.perf_counter() - t0)
+            nodes.append(tt[solver._C_TABLE].nodes if search is not None else 0)
     finally:
         solver._accel = saved
-    return 1000 * min(passes) / len(games), results
+    return seconds, nodes, values
+
+
+def row(games: list[Game], searches: list) -> list[tuple[list[float], list[int]]]:
+    """Per search: each game's fastest seconds over the passes, and its positions
+    searched; SystemExit if the searches' values differ."""
+    best = [[float("inf")] * len(games) for _ in searches]
+    nodes, spent, passes, values = [None] * len(searches), 0.0, 0, None
+    while spent < MIN_SECONDS and passes < MAX_PASSES:
+        for k, search in enumerate(searches):
+            seconds, nodes[k], got = solve_pass(games, search)
+            best[k] = [min(a, b) for a, b in zip(best[k], seconds, strict=True)]
+            spent += sum(seconds)
+            if values is None:
+                values = got
+            elif got != values:
+                raise SystemExit(f"the searches disagree at {17 - len(games[0].tricks)} "
+                                 f"tricks left")
+        passes += 1
+    return list(zip(best, nodes, strict=True))
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--positions", type=int, default=5, help="positions per tricks-left count")
+    p.add_argument("--tricks", type=int, nargs="+", default=[6, 9, 12],
+                   help="the tricks-left counts, 2..17")
     p.add_argument("--seed", type=int, default=0)
-    args = parse(p, argv, positions=20)
+    p.add_argument("--python", action="store_true",
+                   help=f"also check the pure-Python search's values (up to {PYTHON_UP_TO} "
+                        "tricks left)")
+    args = parse(p, argv, positions=20, tricks=[6, 8, 9, 10, 11, 12])
     if args.positions < 1:
         p.error("--positions must be at least 1")
+    if not all(2 <= t <= 17 for t in args.tricks):
+        p.error(f"--tricks must be 2..17, got {args.tricks}")
     if not solver.ACCELERATED:
-        print("the C search is not built (or WIDDERKOPF_PURE_PYTHON is set): "
-              "pure Python only")
-    print(f"solve_actions(game, {{}}), mean ms over {args.positions} positions per row")
-    print(f"  {'tricks left':>11s} {'C ms':>9s} {'Python ms':>10s} {'speedup':>8s}")
-    for left in TRICKS_LEFT:
-        games = positions(left, args.positions, args.seed)
-        c_ms = py_ms = None
-        if solver.ACCELERATED:
-            c_ms, c_results = timed(games, accelerated=True)
-        if left <= PYTHON_UP_TO:
-            py_ms, py_results = timed(games, accelerated=False)
-            if c_ms is not None and c_results != py_results:
-                raise SystemExit(f"C and Python disagree at {left} tricks left")
-        ratio = f"{py_ms / c_ms:7.1f}x" if c_ms and py_ms else f"{'-':>8s}"
-        print(f"  {left:11d} {'-' if c_ms is None else f'{c_ms:.3f}':>9s} "
-              f"{'-' if py_ms is None else f'{py_ms:.2f}':>10s} {ratio}")
+        raise SystemExit("the C search is not built (or WIDDERKOPF_PURE_PYTHON is set)")
+    with tempfile.TemporaryDirectory() as workdir:
+        landed = landed_search(workdir)
+        print(f"solve_actions(game, {{}}) at a trick start, {args.positions} positions a row; "
+              f"ms per position and positions searched, mean / slowest")
+        print(f"  {'tricks':>6s} | {'landed ms':>15s} {'nodes':>17s} | {'new ms':>15s} "
+              f"{'nodes':>17s} | {'speedup':>7s}")
+        for left in args.tricks:
+            games = positions(left, args.positions, args.seed)
+            searches = [landed, solver._accel]
+            if args.python and left <= PYTHON_UP_TO:
+                searches.append(None)
+            cells, totals = [], []
+            for seconds, nodes in row(games, searches)[:2]:
+                ms = [1000 * s for s in seconds]
+                cells.append(f"{sum(ms) / len(ms):7.3f} / {max(ms):7.3f} "
+                             f"{sum(nodes) / len(nodes):8.0f} / {max(nodes):7d}")
+                totals.append(sum(seconds))
+            print(f"  {left:6d} | {cells[0]} | {cells[1]} | {totals[0] / totals[1]:6.2f}x")
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -56,35 +56,35 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""
     import torch
 
-    from .fit import fit, layer_arrays, linear_layers, relu_mlp
+    from .fit import fit, layer_arrays, linear_layers, relu_mlp, start
     from .torch_policy import with_escalate_logit
 
     torch.manual_seed(seed)
-    obs = data["obs"].astype(np.float32)
-    x_all = torch.as_tensor(to_canonical(obs))
+    obs = np.asarray(data["obs"], np.float32)
+
+    def x(rows):  # the canonical inputs of a batch, made when it is drawn (no whole copy)
+        return torch.as_tensor(to_canonical(obs[np.asarray(rows)]))
+
     y_all = torch.as_tensor(_to_canonical_targets(targets(data, tau, soft), obs))
     m_all = torch.as_tensor(_to_canonical_targets(data["mask"].astype(np.float32), obs) > 0.5)
     crack = (data["mask"][:, ESCALATE] > 0) | (data["mask"][:, PASS] > 0)
     w_all = torch.as_tensor(np.where(crack, escalation_weight, 1.0).astype(np.float32))
-    n = len(x_all)
+    n = len(obs)
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
     n_val = max(1, n // 20)
     val, tr = order[:n_val], order[n_val:]
 
-    body, head = relu_mlp(x_all.shape[1], hidden, NUM_ACTIONS)
+    body, head = relu_mlp(obs.shape[1], hidden, NUM_ACTIONS)
     if init is not None:
-        with torch.no_grad():
-            for m, (w, b) in zip(linear_layers(body, head), init["layers"], strict=True):
-                m.weight.copy_(torch.as_tensor(w))
-                m.bias.copy_(torch.as_tensor(b))
+        start(linear_layers(body, head), init["layers"])
 
     def logits(x, legal):
         z = with_escalate_logit(head(body(x)), legal[:, :NUM_CARDS])
         return z.masked_fill(~legal, -1e9)
 
     def batch_loss(j):
-        z = logits(x_all[j], m_all[j])
+        z = logits(x(j), m_all[j])
         return (-(y_all[j] * torch.log_softmax(z, 1)).sum(1) * w_all[j]).mean()
 
     def held_out():
@@ -92,7 +92,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
             loss, agree = 0.0, 0
             for i in range(0, len(val), 4096):
                 j = torch.as_tensor(val[i:i + 4096])
-                z = logits(x_all[j], m_all[j])
+                z = logits(x(j), m_all[j])
                 loss += float(-(y_all[j] * torch.log_softmax(z, 1)).sum())
                 agree += int((z.argmax(1) == y_all[j].argmax(1)).sum())
         loss, agree = loss / len(val), agree / len(val)

@@ -32,7 +32,8 @@ from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
 
-__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_path"]
+__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_files",
+           "shard_path"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
@@ -187,19 +188,48 @@ def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | N
                                           expert), workers, log)
 
 
-def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:
-    """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
-    concatenated; ``fields``: the arrays to read."""
-    parts = {f: [] for f in fields}
+def shard_files(dirs, max_shards: int | None = None) -> list[Path]:
+    """The finished shards of the given folders (shards ``0..max_shards-1`` of each when
+    given), in order; FileNotFoundError if there are none."""
+    out = []
     for d in ([dirs] if isinstance(dirs, (str, Path)) else dirs):
         for path in sorted(Path(d).glob("shard_*.npz")):
             if path.name.endswith(".tmp.npz"):
                 continue
             if max_shards is not None and int(path.stem.split("_")[1]) >= max_shards:
                 continue
-            with np.load(path, allow_pickle=False) as z:
-                for f in fields:
-                    parts[f].append(z[f])
-    if not parts[fields[0]]:
+            out.append(path)
+    if not out:
         raise FileNotFoundError(f"no shards in {dirs}")
-    return {f: np.concatenate(v) for f, v in parts.items()}
+    return out
+
+
+def _header(z, field: str) -> tuple[tuple, np.dtype]:
+    """Shape and dtype of array ``field`` of the open ``.npz`` ``z``, from its header."""
+    with z.zip.open(field + ".npy") as fp:
+        version = np.lib.format.read_magic(fp)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _fortran, dtype = read(fp)
+    return shape, dtype
+
+
+def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:
+    """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
+    concatenated; ``fields``: the arrays to read. Each array is allocated once, from the
+    shards' headers, and filled shard by shard (no second copy of the data is held)."""
+    paths, heads = shard_files(dirs, max_shards), []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            heads.append({f: _header(z, f) for f in fields})
+    out = {}
+    for f in fields:
+        (_n, *tail), dtype = heads[0][f]
+        out[f] = np.empty((sum(h[f][0][0] for h in heads), *tail), dtype)
+    at = 0
+    for path, head in zip(paths, heads, strict=True):
+        with np.load(path, allow_pickle=False) as z:
+            for f in fields:
+                out[f][at:at + head[f][0][0]] = z[f]
+        at += head[fields[0]][0][0]
+    return out

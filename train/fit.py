@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["fit", "layer_arrays", "linear_layers", "relu_mlp"]
+__all__ = ["fit", "layer_arrays", "linear_layers", "relu_mlp", "start"]
 
 
 def relu_mlp(n_in: int, hidden, n_out: int):
@@ -36,6 +36,23 @@ def linear_layers(body, head) -> list:
     from torch import nn
 
     return [m for m in body if isinstance(m, nn.Linear)] + [head]
+
+
+def start(linears: list, layers) -> None:
+    """Set the ``Linear`` modules ``linears`` to ``layers`` (``[(W (out, in), b), ...]``,
+    as :func:`layer_arrays` gives them); ValueError naming the first shape that differs."""
+    import torch
+
+    if len(layers) != len(linears):
+        raise ValueError(f"the start has {len(layers)} layers, the network {len(linears)}")
+    with torch.no_grad():
+        for i, (m, (w, b)) in enumerate(zip(linears, layers, strict=True)):
+            if tuple(np.shape(w)) != tuple(m.weight.shape) or \
+                    tuple(np.shape(b)) != tuple(m.bias.shape):
+                raise ValueError(f"layer {i} of the start is {np.shape(w)}, "
+                                 f"the network's {tuple(m.weight.shape)}")
+            m.weight.copy_(torch.as_tensor(np.asarray(w, np.float32)))
+            m.bias.copy_(torch.as_tensor(np.asarray(b, np.float32)))
 
 
 def layer_arrays(body, head) -> list:

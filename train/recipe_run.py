@@ -297,15 +297,18 @@ class Pipeline:
                          "card values")
 
     def _fit2(self, started: float) -> None:
+        from widderkopf_env.agents.network_file import load_values
+
+        first = load_values(self.fit_target("fit"))  # the second fit starts from the first
         self._fit_values("fit2", [("values", self.r.values), ("values2", self.r.values2)],
-                         self.r.value_epochs2, started, "card values 2")
+                         self.r.value_epochs2, started, "card values 2",
+                         init=None if first is None else first[0])
 
     def _fit_values(self, stage: str, data: list, epochs: int, started: float,
-                    label: str) -> None:
-        """Fit the card-value network to the shards of ``data`` (``(stage, blocks)``) and
-        write it with the policy network as the stage's agent file."""
-        from .distill_data import load_shards
-        from .value_data import FIELDS
+                    label: str, init=None) -> None:
+        """Fit the card-value network to the shards of ``data`` (``(stage, blocks)``),
+        from the layers ``init`` if given, and write it with the policy network as the
+        stage's agent file."""
         from .value_fit import fit_values
 
         r = self.r
@@ -318,8 +321,8 @@ class Pipeline:
                 done[0] += 1
                 self.bar.set(done[0] / epochs, label)
 
-        layers = fit_values(load_shards(folders, fields=FIELDS), r.value_arch, epochs,
-                            seed=self.seed, log=epoch_done)
+        layers = fit_values(folders, r.value_arch, epochs, seed=self.seed, log=epoch_done,
+                            init=init)
         buf = io.BytesIO()
         save_policy(load_policy(self.policy_file()), buf, values=(layers, r.value_tricks))
         target = self.fit_target(stage)

@@ -34,7 +34,6 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill_cli import FitSettings, ShardSettings
-from .distill_data import load_shards
 from .export import network_file_arg
 from .value_data import EXACT_TRICKS
 
@@ -109,11 +108,10 @@ def _data(s: ValueDataSettings) -> int:
 
 def _fit(s: ValueFitSettings) -> int:
     require_train_extra("widderkopf-values fit")
-    from .value_data import FIELDS
-    from .value_fit import fit_values
+    from .value_fit import fit_values, load_value_rows
     policy = load_policy(s.policy)
     try:
-        data = load_shards(s.data, s.max_shards, fields=FIELDS)
+        data = load_value_rows(s.data, s.max_shards, s.game_weight)
     except (FileNotFoundError, OSError, KeyError, ValueError) as err:
         raise UsageError(str(err)) from None
     layers = fit_values(data, tuple(s.net_arch), s.epochs, s.batch_size, s.lr,

@@ -12,9 +12,17 @@ Early stopping on the positions of a held-out 5% of the games, by *regret*: how 
 points the card the network prefers loses on average against the best card in the true
 deal (0 is perfect play with every card known; no player can reach it while cards are
 hidden). On the CPU with torch; the result is plain arrays.
+
+The rows are read shard by shard into :class:`ValueData`, compact and exact: the flag
+columns of the canonical observation (every field before ``trick_points``: 0 or 1) as
+bits, the other input columns as float32, the centred targets as float32; each
+minibatch's inputs are unpacked when it is drawn. A row takes under 40% of the
+memory of the shards' float32 arrays, and no more than one shard is held as those.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -24,14 +32,17 @@ from widderkopf_env.agents.solver import game_points
 from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
-__all__ = ["fit_values", "inputs", "targets"]
+__all__ = ["ValueData", "fit_values", "inputs", "load_value_rows", "targets"]
 
 _LEVEL = OFFSETS["crack_level"][0]
 _TRICKS_DONE = OFFSETS["tricks_done"][0]
+#: The canonical observation's columns before this one are flags (0 or 1), kept as bits.
+FLAGS = OFFSETS["trick_points"][0]
 
 
 def inputs(obs: np.ndarray, features: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """``[canonical observation, card features]`` rows, float32, built in chunks."""
+    """``[canonical observation, card features]`` rows, float32, built in chunks: the
+    network's inputs, as :meth:`ValueData.x` gives them from compact rows."""
     x = np.empty((len(obs), OBS_SIZE + FEATURES), np.float32)
     for i in range(0, len(obs), chunk):
         x[i:i + chunk, :OBS_SIZE] = to_canonical(obs[i:i + chunk].astype(np.float32))
@@ -62,37 +73,120 @@ def regret(pred: np.ndarray, y: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return best - y[np.arange(len(y)), pick]
 
 
-def fit_values(data: dict, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
+class ValueData:
+    """The rows of a card-value fit, compact: ``bits`` (the flag columns of the canonical
+    observation, packed), ``dense`` (its other columns, then the card features), ``y``
+    and ``legal`` (:func:`targets` with ``game_weight``), ``left`` (tricks left) and
+    ``game``."""
+
+    def __init__(self, rows: int, game_weight: float = 0.0):
+        self.game_weight = game_weight
+        self.bits = np.zeros((rows, (FLAGS + 7) // 8), np.uint8)
+        self.dense = np.zeros((rows, OBS_SIZE - FLAGS + FEATURES), np.float32)
+        self.y = np.zeros((rows, NUM_CARDS), np.float32)
+        self.legal = np.zeros((rows, NUM_CARDS), bool)
+        self.left = np.zeros(rows, np.int8)
+        self.game = np.zeros(rows, np.int64)
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    def put(self, at: int, obs, features, values, game) -> None:
+        """Rows ``at..`` from the arrays of a shard (``value_data.FIELDS``)."""
+        end = at + len(obs)
+        x = to_canonical(np.asarray(obs, np.float32))
+        flags = x[:, :FLAGS]
+        if not np.isin(flags, (0.0, 1.0)).all():
+            raise ValueError(f"observation columns 0..{FLAGS - 1} must be 0 or 1 (flags); "
+                             "these shards do not come from this version's encoder")
+        self.bits[at:end] = np.packbits(flags.astype(np.uint8), axis=1)
+        self.dense[at:end, :OBS_SIZE - FLAGS] = x[:, FLAGS:]
+        self.dense[at:end, OBS_SIZE - FLAGS:] = features
+        self.y[at:end], self.legal[at:end] = targets(obs, values, self.game_weight)
+        self.left[at:end] = np.rint(TRICKS - obs[:, _TRICKS_DONE] * TRICKS)
+        self.game[at:end] = game
+
+    def x(self, rows) -> np.ndarray:
+        """The float32 inputs of ``rows``, as :func:`inputs` gives them."""
+        out = np.empty((len(rows), OBS_SIZE + FEATURES), np.float32)
+        out[:, :FLAGS] = np.unpackbits(self.bits[rows], axis=1, count=FLAGS)
+        out[:, FLAGS:] = self.dense[rows]
+        return out
+
+    @classmethod
+    def of(cls, data: dict, game_weight: float = 0.0, chunk: int = 65536) -> ValueData:
+        """From arrays in memory (``load_shards(..., fields=value_data.FIELDS)``)."""
+        out = cls(len(data["game"]), game_weight)
+        for i in range(0, len(out), chunk):
+            out.put(i, *(data[f][i:i + chunk] for f in ("obs", "features", "values", "game")))
+        return out
+
+
+def load_value_rows(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
+    """The value shards of the folders ``dirs`` (``distill_data.load_shards``'s choice),
+    read one at a time into a :class:`ValueData`."""
+    from .distill_data import shard_files
+
+    paths = shard_files(dirs, max_shards)
+    sizes = []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            sizes.append(len(z["game"]))
+    out, at = ValueData(sum(sizes), game_weight), 0
+    for path, size in zip(paths, sizes, strict=True):
+        with np.load(path, allow_pickle=False) as z:
+            out.put(at, z["obs"], z["features"], z["values"], z["game"])
+        at += size
+    return out
+
+
+def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
                lr: float = 1e-3, game_weight: float = 0.0, seed: int = 0,
-               patience: int = 3, log=print) -> list:
-    """Fit a card-value network to ``data`` (``load_shards(..., fields=value_data.FIELDS)``);
-    returns its layers ``[(W (out, in), b), ...]``."""
+               patience: int = 3, log=print, max_shards: int | None = None,
+               init=None) -> list:
+    """Fit a card-value network to ``data``: value shard folders (a folder or a list;
+    ``max_shards`` as in :func:`load_value_rows`), a :class:`ValueData` made with the same
+    ``game_weight``, or the shards' arrays (``load_shards(..., fields=value_data.FIELDS)``);
+    returns its layers ``[(W (out, in), b), ...]``. ``init``: layers of the same shapes to
+    start from (a warm start, e.g. an earlier fit's) instead of random ones."""
     import torch
 
-    from .fit import fit, layer_arrays, relu_mlp
+    from .fit import fit, layer_arrays, linear_layers, relu_mlp, start
 
+    if isinstance(data, ValueData):
+        if data.game_weight != game_weight:
+            raise ValueError(f"the data's targets have game_weight {data.game_weight}, the "
+                             f"fit asks for {game_weight}")
+        rows = data
+    elif isinstance(data, dict):
+        rows = ValueData.of(data, game_weight)
+    elif isinstance(data, (str, Path, list, tuple)):
+        rows = load_value_rows(data, max_shards, game_weight)
+    else:
+        raise TypeError(f"data must be value shard folders, a ValueData or a dict of "
+                        f"their arrays, got {type(data).__name__}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    x = torch.as_tensor(inputs(data["obs"], data["features"]))
-    y_np, legal_np = targets(data["obs"], data["values"], game_weight)
+    y_np, legal_np, left = rows.y, rows.legal, rows.left
     y, legal = torch.as_tensor(y_np), torch.as_tensor(legal_np)
-    left = np.rint(TRICKS - data["obs"][:, _TRICKS_DONE] * TRICKS).astype(int)
-    games = np.unique(data["game"])
+    games = np.unique(rows.game)
     held = rng.choice(games, max(1, len(games) // 20), replace=False)
-    is_val = np.isin(data["game"], held)
+    is_val = np.isin(rows.game, held)
     val, train_rows = np.flatnonzero(is_val), np.flatnonzero(~is_val)
-    log(f"{len(x)} positions from {len(games)} games; {len(val)} held out")
+    log(f"{len(rows)} positions from {len(games)} games; {len(val)} held out")
 
     body, head = relu_mlp(OBS_SIZE + FEATURES, hidden, NUM_CARDS)
     model = torch.nn.Sequential(body, head)
+    if init is not None:
+        start(linear_layers(body, head), init)
 
     def batch_loss(j):
         m = legal[j]
-        return ((model(x[j]) - y[j]) ** 2 * m).sum() / m.sum()
+        return ((model(torch.as_tensor(rows.x(j.numpy()))) - y[j]) ** 2 * m).sum() / m.sum()
 
     def held_out():
         with torch.no_grad():
-            pred = np.concatenate([model(x[val[i:i + 8192]]).numpy()
+            pred = np.concatenate([model(torch.as_tensor(rows.x(val[i:i + 8192]))).numpy()
                                    for i in range(0, len(val), 8192)])
         r = regret(pred, y_np[val], legal_np[val])
         by_left = " ".join(f"{k}:{r[left[val] == k].mean():.2f}"
