@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import shlex
 import sys
@@ -35,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .run_folder import RunFolderError, artefacts
-from .run_folder import remove_temporaries_in as remove_stale_temporaries
+from . import run_folder
+from .run_folder import RunFolder, RunFolderError
 
 FORMAT, VERSION = "widderkopf-checkpoint", 2
 _NAME = re.compile(r"^step_(\d+)\.(zip|state\.npz|state\.pkl)$")
@@ -53,48 +52,13 @@ def paths(directory: Path, steps: int) -> tuple[Path, Path]:
     return stem.with_suffix(".zip"), Path(f"{stem}.state.npz")
 
 
-# --- atomic writes -----------------------------------------------------------------------------
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` holds either its old content or all of
-    ``data``, also after a crash or power loss: temporary file in the same folder, flush,
-    fsync, rename, fsync of the folder."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (POSIX; a no-op where folders cannot be
-    opened, as on Windows)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def save_model(model, path: Path) -> str:
-    """``model.save`` to ``path`` atomically (see :func:`write_atomic`); returns the
-    file's SHA-256."""
+    """``model.save`` to ``path`` atomically (:func:`.run_folder.write_atomic`); returns
+    the file's SHA-256."""
     buf = io.BytesIO()
     model.save(buf)
     data = buf.getvalue()
-    write_atomic(path, data)
+    run_folder.write_atomic(path, data)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -183,10 +147,10 @@ def save(directory: Path, model, state: dict, keep: int = 0) -> Path:
     if 0). Returns the model file's path."""
     directory.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
-    remove_stale_temporaries(directory)
+    run_folder.remove_temporaries_in(directory)
     zip_path, state_path = paths(directory, steps)
     digest = save_model(model, zip_path)
-    write_atomic(state_path, _state_bytes(steps, state, digest, zip_path.stat().st_size))
+    run_folder.write_atomic(state_path, _state_bytes(steps, state, digest, zip_path.stat().st_size))
     if keep > 0:
         older = [s for s in list_steps(directory) if s < steps]
         for old in older[:max(0, len(older) - (keep - 1))]:
@@ -261,7 +225,7 @@ def check_restart(out: Path, skipped: list[str], force: bool) -> None:
     """Called when ``--resume`` found no checkpoint that verifies: unless ``force``, raise
     :class:`NothingToResume` if ``out`` holds any artefact of the run (a run resumed with
     ``--resume`` always has its config.json, so without ``force`` it never restarts)."""
-    found = [name for name in artefacts(out) if not name.startswith("checkpoints")]
+    found = [name for name in RunFolder(out, "ppo").owned() if name != "checkpoints"]
     if skipped:
         found.append(f"checkpoints/ (none of {len(skipped)} verifies)")
     if found and not force:
@@ -286,11 +250,21 @@ def resume_point(out: Path, cfg: dict, log=print) -> tuple[Path, dict] | None:
     return found
 
 
+def final_evaluation_due(out: Path, steps: int) -> bool:
+    """Whether the run in ``out`` trained to ``steps`` and stopped before its final
+    evaluation (summary.json missing, or written without the final figures)."""
+    try:
+        summary = json.loads((out / "summary.json").read_text())
+        return summary.get("steps") == steps and summary.get("final") is None
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
 def save_config(out: Path, cfg: dict) -> None:
     """Write the run's config.json atomically; ``force_restart`` is a one-time order and
     is not kept (a later ``--resume`` must not inherit it)."""
     cfg = {k: v for k, v in cfg.items() if k != "force_restart"}
-    write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
+    run_folder.write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
 
 
 class TrainingInterrupted(KeyboardInterrupt):

@@ -40,6 +40,7 @@ from widderkopf_env.cli import (
 
 from .distill_data import EXPERTS, generate, load_shards
 from .export import init_file, network_file_arg
+from .run_folder import RunFolder
 
 __all__ = ["main", "parser"]
 
@@ -110,8 +111,10 @@ def main(argv=None) -> int:
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
-                         args.mix, args.workers, args.policy, args.expert)
+            with RunFolder(args.out, "shards") as folder:
+                folder.start()
+                n = generate(args.out, args.shards, args.seed, args.matches, args.samples,
+                             args.mix, args.workers, args.policy, args.expert)
             print(f"wrote {n} positions")
             return 0
         require_train_extra("widderkopf-distill train")

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from widderkopf_env.seeding import derive_seed
 
-from .checkpoints import write_atomic
+from . import run_folder
 
 __all__ = ["RECIPES", "Recipe", "RunState", "curve_seed"]
 
@@ -139,7 +139,7 @@ class RunState:
 
     def save(self) -> None:
         self.clock()
-        write_atomic(self.path, (json.dumps(self.data, indent=1) + "\n").encode())
+        run_folder.write_atomic(self.path, (json.dumps(self.data, indent=1) + "\n").encode())
 
     def done(self, stage: str) -> bool:
         """Whether ``stage`` finished and its recorded outputs are intact."""

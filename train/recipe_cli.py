@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import run_folder
 from .recipe import Recipe
 from .recipe_run import run_recipe
 
@@ -51,7 +50,7 @@ def _describe(r: Recipe) -> str:
 def main(argv=None) -> int:
     """``widderkopf-train --recipe NAME``; returns the exit status (2: a usage error or a
     folder that cannot be used; 130 after Ctrl-C)."""
-    from widderkopf_env.cli import UsageError, require_train_extra, run_cli
+    from widderkopf_env.cli import require_train_extra, run_cli
 
     from .recipe import RECIPES
 
@@ -64,11 +63,9 @@ def main(argv=None) -> int:
         require_train_extra("widderkopf-train --recipe")
         print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
               f"output in {out}/", flush=True)
-        try:
-            summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
-                                 args.progress)
-        except run_folder.RunFolderError as err:
-            raise UsageError(str(err)) from None
+        # a folder that cannot be used: RunFolderError, a UsageError (exit 2)
+        summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
+                             args.progress)
         print(report(summary))
         return 0
 

@@ -35,6 +35,7 @@ from widderkopf_env.cli import (
 
 from .distill_data import load_shards
 from .export import network_file_arg
+from .run_folder import RunFolder
 
 __all__ = ["main", "parser"]
 
@@ -91,8 +92,10 @@ def _data(args) -> int:
     lo, hi = args.tricks
     if lo > hi:
         raise UsageError(f"--tricks {lo} {hi}: LO must not exceed HI")
-    n = generate_values(args.out, args.shards, args.seed, args.games, (lo, hi), args.policy,
-                        args.random_share, args.exact_tricks, args.workers)
+    with RunFolder(args.out, "shards") as folder:
+        folder.start()
+        n = generate_values(args.out, args.shards, args.seed, args.games, (lo, hi),
+                            args.policy, args.random_share, args.exact_tricks, args.workers)
     print(f"wrote {n} positions")
     return 0
 

@@ -211,18 +211,6 @@ def test_the_folder_is_checked_before_anything_is_written(done, tmp_path):
         recipe_run.run_recipe(TINY, out, seed=4, progress=False)
 
 
-def test_force_restart_starts_afresh(tmp_path):
-    out = tmp_path / "run"
-    recipe_run.run_recipe(TINY, out, seed=5, workers=1, progress=False)
-    (out / "stray.txt").write_text("x")
-    lines = []
-    recipe_run.run_recipe(TINY, out, seed=6, workers=1, force_restart=True, progress=False,
-                          log=lines.append)
-    assert not (out / "stray.txt").exists()
-    assert [x for x in lines if x.startswith("stage ")][0] == "stage clone"
-    assert json.loads((out / "recipe.json").read_text())["seed"] == 6
-
-
 def test_the_recipe_command_line(capsys):
     assert "demo" in RECIPES and "net" in RECIPES
     err = usage_error(train_cli.main, ["--recipe", "huge"], capsys)

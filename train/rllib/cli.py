@@ -38,6 +38,7 @@ from widderkopf_env.cli import (
     run_cli,
 )
 
+from ..run_folder import RunFolder
 from .league import (
     HEURISTIC,
     MAIN,
@@ -189,14 +190,15 @@ def run(args, log=print, config=None) -> dict:
                  include_dashboard=False)
     algo = (config or build_config(args)).build_algo()
     try:
-        return _train(algo, args, log)
+        with RunFolder(args.out, "rllib") as folder:
+            folder.start()
+            return _train(algo, args, log)
     finally:
         algo.stop()
 
 
 def _train(algo, args, log) -> dict:
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     if args.resume:
         league = LeagueState.load(args.resume)
         if league.slots != args.slots:
