@@ -442,7 +442,4 @@ def plot_curve(curve: list[dict], path, title: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    run_folder.write_atomic(Path(path), buf.getvalue())
+    run_folder.save_png(fig, path)

@@ -105,6 +105,18 @@ def write_atomic(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def save_png(fig, path: Path) -> None:
+    """Write the matplotlib figure ``fig`` as a PNG with :func:`write_atomic`, and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    write_atomic(Path(path), buf.getvalue())
+
+
 def fsync_dir(directory: Path) -> None:
     """Make a rename in ``directory`` durable (POSIX; a no-op where folders cannot be
     opened, as on Windows)."""

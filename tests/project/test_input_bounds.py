@@ -4,8 +4,6 @@ unusable (issue 38)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from helpers import usage_error
 
@@ -56,7 +54,6 @@ def test_exploit_refuses_a_rollout_too_large_at_once(capsys):
     pytest.importorskip("sb3_contrib")
     from widderkopf_env.train.exploit import MAX_ROLLOUT, exploit, main
 
-    t = time.monotonic()
     err = usage_error(main, ["heuristic", "--n-steps", "100000000000", "--steps", "1000"],
                       capsys)
     assert f"--n-steps x --n-envs must be at most {MAX_ROLLOUT:,}" in err
@@ -65,4 +62,3 @@ def test_exploit_refuses_a_rollout_too_large_at_once(capsys):
         exploit("heuristic", 1000, n_steps=10**11)
     err = usage_error(main, ["heuristic", "--n-envs", "100000000"], capsys)
     assert "--n-envs: expected an integer in 1.." in err
-    assert time.monotonic() - t < 600  # refused before any work (a loose bound: no timing)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from test_recipe import TINY  # noqa: E402
+from test_recipe import TINY, stopped_in  # noqa: E402
 
 from widderkopf_env.train import recipe_run, train_cli  # noqa: E402
 from widderkopf_env.train.run_folder import LOCK_NAME, RunFolderError, RunLock  # noqa: E402
@@ -167,22 +167,14 @@ def test_a_shard_damaged_at_the_same_size_is_rebuilt(finished, tmp_path):
     assert shard.read_bytes() == good
 
 
-def test_a_shard_damaged_by_a_stop_inside_the_clone_is_rebuilt(tmp_path, monkeypatch):
+def test_a_shard_damaged_by_a_stop_inside_the_clone_is_rebuilt(tmp_path):
     from widderkopf_env.train import distill
 
     out = tmp_path / "run"
-    real = distill.train
-
-    def stopped(*a, **k):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(distill, "train", stopped)
-    with pytest.raises(KeyboardInterrupt):
-        recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False)
+    stopped_in(distill, "train", out, seed=2)
     shard = out / "clone" / "data" / "shard_00000.npz"
     good = shard.read_bytes()
     shard.write_bytes(good[: len(good) // 3])  # as a power loss leaves an unsynced file
-    monkeypatch.setattr(distill, "train", real)
     summary = recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False)
     assert summary["final"] and shard.read_bytes() == good
 
