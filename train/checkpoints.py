@@ -260,6 +260,24 @@ def final_evaluation_due(out: Path, steps: int) -> bool:
         return True
 
 
+def load_best(out: Path) -> dict | None:
+    """The actor of the run's best_model.zip (None if there is none);
+    :class:`RunFolderError` if it does not load."""
+    path = out / "best_model.zip"
+    if not path.exists():
+        return None
+    from sb3_contrib import MaskablePPO
+
+    from .export import export_policy
+
+    try:
+        return export_policy(MaskablePPO.load(path, device="cpu"))
+    except Exception as err:  # whatever a damaged zip raises
+        raise RunFolderError(f"--resume: {path} does not load as a model "
+                             f"({type(err).__name__}: {err}); delete it and "
+                             "best_model.json to resume without the best model so far") from None
+
+
 def save_config(out: Path, cfg: dict) -> None:
     """Write the run's config.json atomically; ``force_restart`` is a one-time order and
     is not kept (a later ``--resume`` must not inherit it)."""

@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m widderkopf_env.train.demo",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=Path("runs/demo"),
-                   help="run folder (emptied first: new, or an earlier demo's)")
+                   help="run folder (an earlier run in it is deleted first; a folder holding "
+                        "anything else is refused)")
     p.add_argument("--pairs", type=integer(1), default=RECIPES["demo"].final_pairs,
                    help="duplicate deal pairs per opponent of the final evaluation")
     p.add_argument("--workers", type=integer(1), default=default_workers(),

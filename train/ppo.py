@@ -62,6 +62,7 @@ is :func:`.config.defaults_table`).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -233,8 +234,9 @@ def train(cfg: dict) -> dict:
                 return _finish(s, final, best)
             except KeyboardInterrupt:
                 stop_workers(s.vec_env)
-                if "last_evaluation_and_saves" in s.phases:  # stopped in the final evaluation
-                    _write_summary(s, None, None)
+                if s.committed and s.run is not None:  # the summary, whenever a run ends
+                    with contextlib.suppress(OSError):
+                        _write_summary(s, None, None)
                 raise
             finally:
                 if s.vec_env is not None:  # its worker processes, on any exit
@@ -267,7 +269,9 @@ def _prepare(s: Session) -> None:
         raise RunFolderError(f"--resume: {out / 'config.json'} changed since it was read "
                              f"({changed}); run the command again")
     s.found = checkpoints.resume_point(out, cfg, s.log)
-    if s.found is not None:
+    if s.found is None and s.folder.owned():
+        s.folder.check_clear()  # --force-restart: only a run's entries are deleted
+    elif s.found is not None:
         s.start = int(s.found[1]["steps"])
         s.evaluate_only = (cfg["total_steps"] <= s.start
                            and checkpoints.final_evaluation_due(out, s.start))
@@ -284,6 +288,7 @@ def _build(s: Session) -> None:
     fail, before anything is written."""
     import torch
 
+    from . import checkpoints
     from .callbacks import TrainingRun
 
     cfg, out = s.cfg, s.out
@@ -299,7 +304,7 @@ def _build(s: Session) -> None:
     s.run = TrainingRun(cfg, out, s.vec_env, s.log, started=s.t0)
     if s.found is not None:
         s.run.load_state_dict(s.found[1])
-        s.best_weights = _load_best(out)
+        s.best_weights = checkpoints.load_best(out)
 
 
 def _load_or_new(s: Session, env_seed: int):
@@ -324,30 +329,12 @@ def _load_or_new(s: Session, env_seed: int):
     return model
 
 
-def _load_best(out: Path) -> dict | None:
-    """The actor of the run's best_model.zip (None if there is none);
-    :class:`RunFolderError` if it does not load."""
-    path = out / "best_model.zip"
-    if not path.exists():
-        return None
-    from sb3_contrib import MaskablePPO
-
-    from .export import export_policy
-
-    try:
-        return export_policy(MaskablePPO.load(path, device="cpu"))
-    except Exception as err:  # whatever a damaged zip raises
-        raise RunFolderError(f"--resume: {path} does not load as a model "
-                             f"({type(err).__name__}: {err}); delete it and "
-                             "best_model.json to resume without the best model so far") from None
-
-
 def _commit(s: Session) -> None:
     """The first writes, once every check passed: --force-restart clears the old run,
     stale temporary files of a killed process go, config.json is written."""
     from . import checkpoints
 
-    if s.cfg["force_restart"] and s.found is None:
+    if s.cfg["force_restart"] and s.found is None and s.folder.owned():
         s.folder.clear()
     s.folder.remove_stale_temporaries()
     s.folder.commit()

@@ -3,6 +3,7 @@ evaluation), the strength-against-time curve measured between them, one progress
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
@@ -169,6 +170,11 @@ class Pipeline:
                 self.bar.set(1.0)
                 base += self.shares[stage]
             return self._summary()
+        except KeyboardInterrupt:
+            with contextlib.suppress(OSError):
+                self.state.save()  # the wall-clock time of this session
+                self._summary()
+            raise
         finally:
             self.bar.close()
             self._logfile.close()
@@ -251,7 +257,8 @@ class Pipeline:
         for leg in range(1, r.ppo_legs + 1):
             target = r.ppo_steps * leg // r.ppo_legs
             summary = _read_json(folder / "summary.json")
-            if summary is not None and summary["steps"] >= target:
+            if summary is not None and summary.get("final") is not None \
+                    and summary["steps"] >= target:
                 continue  # this leg finished before a stop
             args = ["--out", str(folder), "--total-steps", str(target), "--quiet",
                     "--no-progress-bar", "--eval-every", "0",
@@ -383,16 +390,21 @@ class Pipeline:
         plot_curve(self.state.data["curve"], self.path("curve.png"), self.r.name)
 
     def _summary(self) -> dict:
+        """summary.json, written whenever a session ends (after a stop: the finished
+        stages only, ``final`` None)."""
         data = self.state.data
-        evaluation = _read_json(self.path("evaluation.json")) or {}
+        done = [s for s in self.stages if s in data["stages"]]
+        evaluation = (_read_json(self.path("evaluation.json")) or {}) if "evaluate" in done \
+            else {}
         summary = {
             "recipe": self.r.name, "seed": self.seed, "agent": str(self.path(AGENT)),
             "wall_seconds": round(data["seconds"], 1),
-            "stage_seconds": {s: data["stages"][s]["seconds"] for s in self.stages},
+            "stage_seconds": {s: data["stages"][s]["seconds"] for s in done},
             "final": evaluation.get("final"), "final_pairs": self.r.final_pairs,
             "ladder": evaluation.get("ladder"), "curve": data["curve"],
         }
-        run_folder.write_atomic(self.path("summary.json"), (json.dumps(summary, indent=1) + "\n").encode())
+        run_folder.write_atomic(self.path("summary.json"),
+                                (json.dumps(summary, indent=1) + "\n").encode())
         return summary
 
 

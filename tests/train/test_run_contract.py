@@ -302,3 +302,33 @@ def test_the_recipe_with_out_naming_a_file_says_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Traceback" not in err and "is a file, not a folder" in err, err
     assert afile.read_text() == "mine"
+
+
+def test_the_summary_is_written_whenever_a_run_ends(tmp_path, capsys, monkeypatch):
+    from test_run_folder import TINY as PPO_TINY
+
+    from widderkopf_env.train import value_fit
+    from widderkopf_env.train.callbacks import TrainingRun
+    from widderkopf_env.train.ppo import main
+
+    out = tmp_path / "ppo"
+    real = TrainingRun.on_rollout_start
+
+    def stop_after_two_rollouts(self, model):
+        if model.num_timesteps >= 128:
+            raise KeyboardInterrupt
+        real(self, model)
+
+    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop_after_two_rollouts)
+    assert main(["--out", str(out), "--total-steps", "256", *PPO_TINY]) == 130
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] == 128 and summary["final"] is None
+    monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+    assert main(["--out", str(out), "--resume"]) == 0  # goes on from its checkpoint
+    assert json.loads((out / "summary.json").read_text())["final"] is not None
+
+    recipe = tmp_path / "recipe"
+    stopped_in(value_fit, "fit_values", recipe, seed=2)
+    summary = json.loads((recipe / "summary.json").read_text())
+    assert list(summary["stage_seconds"]) == ["clone", "values"]
+    assert summary["final"] is None and [p["stage"] for p in summary["curve"]] == ["clone"]
