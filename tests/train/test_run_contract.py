@@ -306,24 +306,17 @@ def test_the_recipe_with_out_naming_a_file_says_so(tmp_path, capsys):
 
 def test_the_summary_is_written_whenever_a_run_ends(tmp_path, capsys, monkeypatch):
     from test_run_folder import TINY as PPO_TINY
+    from test_run_folder import stop_training_at
 
     from widderkopf_env.train import value_fit
-    from widderkopf_env.train.callbacks import TrainingRun
     from widderkopf_env.train.ppo import main
 
     out = tmp_path / "ppo"
-    real = TrainingRun.on_rollout_start
-
-    def stop_after_two_rollouts(self, model):
-        if model.num_timesteps >= 128:
-            raise KeyboardInterrupt
-        real(self, model)
-
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop_after_two_rollouts)
+    undo = stop_training_at(monkeypatch, 128)
     assert main(["--out", str(out), "--total-steps", "256", *PPO_TINY]) == 130
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] == 128 and summary["final"] is None
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+    undo()
     assert main(["--out", str(out), "--resume"]) == 0  # goes on from its checkpoint
     assert json.loads((out / "summary.json").read_text())["final"] is not None
 

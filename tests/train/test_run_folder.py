@@ -201,17 +201,23 @@ def test_stale_temporary_files_are_removed_when_a_run_goes_on(run):
     assert [p.name for p in run.rglob("*.tmp")] == []
 
 
-def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_path, capsys,
-                                                                          monkeypatch):
-    out = tmp_path / "run"
+def stop_training_at(monkeypatch, steps: int):
+    """Ctrl-C at the first rollout at or after ``steps`` of a run; returns the undo."""
     real = TrainingRun.on_rollout_start
 
-    def stop_after_one_rollout(self, model):
-        if model.num_timesteps >= 64:
+    def stop(self, model):
+        if model.num_timesteps >= steps:
             raise KeyboardInterrupt
         real(self, model)
 
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop_after_one_rollout)
+    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop)
+    return lambda: monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+
+
+def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_path, capsys,
+                                                                          monkeypatch):
+    out = tmp_path / "run"
+    undo = stop_training_at(monkeypatch, 64)
     args = [a for a in TINY]
     args[args.index("--checkpoint-every") + 1] = "0"
     args[args.index("--eval-every") + 1] = "0"
@@ -219,7 +225,7 @@ def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_pa
     err = capsys.readouterr().err
     assert "before the first checkpoint" in err
     command = re.search(r"(widderkopf-train --out .*?) starts", err).group(1)
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+    undo()
     assert main(shlex.split(command)[1:]) == 0
     assert checkpoints.list_steps(out / "checkpoints")[-1] == 192
 
