@@ -33,9 +33,11 @@ wall-clock time, written to ``curve.json`` and drawn in ``curve.png``. Wall-cloc
 counts every session of the run (evaluations included).
 
 A rerun of the same command after a kill or Ctrl-C goes on where the run stopped: a
-stage whose recorded outputs are intact is skipped, data stages keep their finished
-shards, PPO resumes from its newest checkpoint. One process at a time works in a folder
-(its lock, :class:`~.run_folder.RunLock`). ``--force-restart`` starts afresh.
+stage whose recorded outputs are intact is skipped, data stages keep the shards that
+match their recorded sha256 (and write the others again), PPO resumes from its newest
+checkpoint; a redone stage invalidates the data of the stages after it. The folder is a
+:class:`~.run_folder.RunFolder` (one process at a time; ``--force-restart`` deletes
+only a run's entries and starts afresh).
 """
 
 from __future__ import annotations
