@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 from .recipe import Recipe
@@ -55,9 +57,14 @@ def main(argv=None) -> int:
     from .recipe import RECIPES
 
     p = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
+    hint = ["stopped; the same command goes on from there"]
 
     def body() -> int:
         args = p.parse_args(argv)
+        if args.force_restart:  # the same command would start afresh again
+            rest = [a for a in given if a != "--force-restart"]
+            hint[0] = f"stopped; go on with: {shlex.join(['widderkopf-train', *rest])}"
         out = args.out if args.out is not None else Path("runs") / args.recipe
         recipe = RECIPES[args.recipe]
         require_train_extra("widderkopf-train --recipe")
@@ -69,7 +76,7 @@ def main(argv=None) -> int:
         print(report(summary))
         return 0
 
-    return run_cli(p, body, lambda _exc: "stopped; the same command goes on from there")
+    return run_cli(p, body, lambda _exc: hint[0])
 
 
 def report(summary: dict) -> str:

@@ -325,3 +325,20 @@ def test_the_summary_is_written_whenever_a_run_ends(tmp_path, capsys, monkeypatc
     summary = json.loads((recipe / "summary.json").read_text())
     assert list(summary["stage_seconds"]) == ["clone", "values"]
     assert summary["final"] is None and [p["stage"] for p in summary["curve"]] == ["clone"]
+
+
+def test_ctrl_c_in_a_recipe_started_with_force_restart_hints_a_command_that_goes_on(
+        tmp_path, capsys, monkeypatch):
+    import shlex
+
+    def stopped(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recipe_run.Pipeline, "run", stopped)
+    out = tmp_path / "my run"
+    assert train_cli.main(["--recipe", "demo", "--out", str(out), "--force-restart",
+                           "--workers", "1"]) == 130
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    command = line.split("go on with: ")[1]
+    assert shlex.split(command) == ["widderkopf-train", "--recipe", "demo", "--out", str(out),
+                                    "--workers", "1"]
