@@ -8,7 +8,7 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
 
-.PHONY: venv .venv test demo bench dist clean browser docs
+.PHONY: venv .venv test test-loaded demo bench dist clean browser docs
 
 # `make .venv` (or `make venv`) creates the virtualenv and installs the project.
 venv .venv: $(STAMP)
@@ -53,6 +53,10 @@ test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --markdown-docs README.md docs \
 	    --ignore=docs/clients.md
 	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py
+
+# The suite beside two busy loops (BUSY_LOOPS=N for more): it must pass on a loaded machine.
+test-loaded:
+	scripts/busy_load.sh $(MAKE) test
 
 # The documentation site into site/: offline, strict (a broken link or anchor, a missing API
 # object or any warning fails). Open site/index.html, or serve it: python -m http.server -d site

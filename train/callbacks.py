@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback, ProgressBarCallback
 
-from . import checkpoints
+from . import checkpoints, run_folder
 from .evaluation import describe, evaluate
 from .export import export_policy
 from .opponents import opponent_mix
@@ -107,11 +107,11 @@ class TrainingRun:
             self.best = {"steps": steps, "mean": h["mean"], "ci95": h["ci95"]}
             self.best_weights = weights
             checkpoints.save_model(model, self.out / "best_model.zip")
-            checkpoints.write_atomic(self.out / "best_model.json",
-                                     (json.dumps(self.best) + "\n").encode())
+            run_folder.write_atomic(self.out / "best_model.json",
+                                    (json.dumps(self.best) + "\n").encode())
             mark = "  (new best)"
-        checkpoints.write_atomic(self.out / "eval_history.json",
-                                 json.dumps(self.history, indent=1).encode())
+        run_folder.write_atomic(self.out / "eval_history.json",
+                                json.dumps(self.history, indent=1).encode())
         self.timers["eval"] += time.perf_counter() - t
         self.log(f"[{steps}] eval ({cfg['eval_pairs']} pairs): {describe(res)}{mark}")
         return entry

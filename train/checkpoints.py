@@ -34,10 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from widderkopf_env.atomic import write_atomic
-
-from .run_folder import RunFolderError, artefacts
-from .run_folder import remove_temporaries_in as remove_stale_temporaries
+from . import run_folder
+from .run_folder import RunFolder, RunFolderError
 
 FORMAT, VERSION = "widderkopf-checkpoint", 2
 _NAME = re.compile(r"^step_(\d+)\.(zip|state\.npz|state\.pkl)$")
@@ -54,15 +52,13 @@ def paths(directory: Path, steps: int) -> tuple[Path, Path]:
     return stem.with_suffix(".zip"), Path(f"{stem}.state.npz")
 
 
-# --- atomic writes: widderkopf_env.atomic.write_atomic (imported above) -------------------
-
 def save_model(model, path: Path) -> str:
-    """``model.save`` to ``path`` atomically (see :func:`write_atomic`); returns the
-    file's SHA-256."""
+    """``model.save`` to ``path`` atomically (:func:`.run_folder.write_atomic`); returns
+    the file's SHA-256."""
     buf = io.BytesIO()
     model.save(buf)
     data = buf.getvalue()
-    write_atomic(path, data)
+    run_folder.write_atomic(path, data)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -151,10 +147,10 @@ def save(directory: Path, model, state: dict, keep: int = 0) -> Path:
     if 0). Returns the model file's path."""
     directory.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
-    remove_stale_temporaries(directory)
+    run_folder.remove_temporaries_in(directory)
     zip_path, state_path = paths(directory, steps)
     digest = save_model(model, zip_path)
-    write_atomic(state_path, _state_bytes(steps, state, digest, zip_path.stat().st_size))
+    run_folder.write_atomic(state_path, _state_bytes(steps, state, digest, zip_path.stat().st_size))
     if keep > 0:
         older = [s for s in list_steps(directory) if s < steps]
         for old in older[:max(0, len(older) - (keep - 1))]:
@@ -229,7 +225,7 @@ def check_restart(out: Path, skipped: list[str], force: bool) -> None:
     """Called when ``--resume`` found no checkpoint that verifies: unless ``force``, raise
     :class:`NothingToResume` if ``out`` holds any artefact of the run (a run resumed with
     ``--resume`` always has its config.json, so without ``force`` it never restarts)."""
-    found = [name for name in artefacts(out) if not name.startswith("checkpoints")]
+    found = [name for name in RunFolder(out, "ppo").owned() if name != "checkpoints"]
     if skipped:
         found.append(f"checkpoints/ (none of {len(skipped)} verifies)")
     if found and not force:
@@ -254,11 +250,39 @@ def resume_point(out: Path, cfg: dict, log=print) -> tuple[Path, dict] | None:
     return found
 
 
+def final_evaluation_due(out: Path, steps: int) -> bool:
+    """Whether the run in ``out`` trained to ``steps`` and stopped before its final
+    evaluation (summary.json missing, or written without the final figures)."""
+    try:
+        summary = json.loads((out / "summary.json").read_text())
+        return summary.get("steps") == steps and summary.get("final") is None
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
+def load_best(out: Path) -> dict | None:
+    """The actor of the run's best_model.zip (None if there is none);
+    :class:`RunFolderError` if it does not load."""
+    path = out / "best_model.zip"
+    if not path.exists():
+        return None
+    from sb3_contrib import MaskablePPO
+
+    from .export import export_policy
+
+    try:
+        return export_policy(MaskablePPO.load(path, device="cpu"))
+    except Exception as err:  # whatever a damaged zip raises
+        raise RunFolderError(f"--resume: {path} does not load as a model "
+                             f"({type(err).__name__}: {err}); delete it and "
+                             "best_model.json to resume without the best model so far") from None
+
+
 def save_config(out: Path, cfg: dict) -> None:
     """Write the run's config.json atomically; ``force_restart`` is a one-time order and
     is not kept (a later ``--resume`` must not inherit it)."""
     cfg = {k: v for k, v in cfg.items() if k != "force_restart"}
-    write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
+    run_folder.write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
 
 
 class TrainingInterrupted(KeyboardInterrupt):

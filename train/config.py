@@ -18,7 +18,7 @@ from pathlib import Path
 
 from widderkopf_env import settings
 from widderkopf_env.agents.arena import default_workers, derive_seed
-from widderkopf_env.agents.cli_args import agent_help, agent_spec
+from widderkopf_env.agents.cli_args import agent_help, agent_spec, check_agent_spec, runs_code
 from widderkopf_env.cards import VARIANTS
 from widderkopf_env.cli import (
     DefaultsHelp,
@@ -249,6 +249,8 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
     parser = parser or build_parser()
     try:
         return _config(parser, argv)
+    except RunFolderError:
+        raise  # not a mistake in the command line: one line without the usage
     except UsageError as err:
         parser.error(str(err))
 
@@ -281,6 +283,10 @@ def _configure(args: dict, given: set) -> dict:
     if cfg["resume"]:
         given = given | {"resume"}
         old = read_saved(Path(cfg["out"]))
+        if runs_code(old["opponent"]) and cfg["opponent"] != old["opponent"]:
+            raise RunFolderError(
+                f"--resume: config.json names the 'opponent' {old['opponent']!r}, which runs "
+                "code stored in it when loaded; give --opponent with it again to confirm")
         ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
         if ignored:
             print(f"--resume: keeping the run's own settings; ignoring {ignored}",
@@ -360,9 +366,11 @@ def check_saved(data) -> dict:
                 raise ValueError(f"one of {list(f.metadata['choices'])}")
             if kind == "list[int]":
                 int_list(",".join(map(str, value)))
-            elif convert is not None and convert is not agent_spec and kind != "str":
+            elif convert is agent_spec:
+                check_agent_spec(value)
+            elif convert is not None and kind != "str":
                 convert(repr(value))
-        except (ValueError, argparse.ArgumentTypeError) as err:
+        except (ValueError, OSError, argparse.ArgumentTypeError) as err:
             raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
         cfg[name] = value
     return cfg

@@ -9,8 +9,8 @@ against wall-clock time (against the heuristic and the shipped ``net``, on fixed
 and the final duplicate results over ``--pairs`` deal pairs. The heuristic scores 0
 against itself, so a positive score against it beats it.
 
-``--out`` is started afresh (an earlier demo's files are deleted), so it must be a new or
-empty folder or one an earlier demo wrote; anything else is refused. Ctrl-C stops it with
+``--out`` is started afresh: an earlier run's files are deleted, and a folder holding
+anything else is refused (naming what it holds). Ctrl-C stops it with
 one line and exit status 130.
 """
 
@@ -21,18 +21,18 @@ import dataclasses
 import time
 from pathlib import Path
 
-from widderkopf_env.cli import UsageError, integer, require_train_extra, run_cli
+from widderkopf_env.cli import integer, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
-from .recipe import RECIPES, STATE
-from .run_folder import RunFolderError
+from .recipe import RECIPES
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m widderkopf_env.train.demo",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=Path("runs/demo"),
-                   help="run folder (emptied first: new, or an earlier demo's)")
+                   help="run folder (an earlier run in it is deleted first; a folder holding "
+                        "anything else is refused)")
     p.add_argument("--pairs", type=integer(1), default=RECIPES["demo"].final_pairs,
                    help="duplicate deal pairs per opponent of the final evaluation")
     p.add_argument("--workers", type=integer(1), default=default_workers(),
@@ -52,20 +52,13 @@ def _run(args) -> int:
     from .recipe_run import run_recipe
 
     out = args.out
-    if out.exists() and not (out.is_dir() and (not any(out.iterdir())
-                                               or (out / STATE).is_file())):
-        raise UsageError(f"--out {out} is not an earlier demo's folder (no {STATE}); "
-                         "the demo empties --out first, so give a new or an empty folder")
     require_train_extra("the demo")
     recipe = dataclasses.replace(RECIPES["demo"], final_pairs=args.pairs)
     print(f"Widderkopf demo: a policy network imitating the heuristic, then card values "
           f"from exact solves, on {args.workers} core(s); output in {out}/", flush=True)
     t0 = time.perf_counter()
-    try:
-        summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
-                             progress=None)
-    except RunFolderError as err:
-        raise UsageError(str(err)) from None
+    # a folder holding anything but a run is refused (RunFolderError: exit 2)
+    summary = run_recipe(recipe, out, workers=args.workers, force_restart=True, progress=None)
     print(report(summary))
     print(f"\nDone in {time.perf_counter() - t0:.0f} s. The agent is {out / 'agent.npz'}: "
           f"widderkopf-eval {out / 'agent.npz'} heuristic, or load_agent(path).")

@@ -42,8 +42,9 @@ from widderkopf_env.cli import (
 )
 from widderkopf_env.settings import add_options, from_namespace, setting
 
-from .distill_data import EXPERTS, generate, load_shards
+from .distill_data import EXPERTS, generate, load_shards, whole
 from .export import init_file, network_file_arg
+from .run_folder import RunFolder
 
 __all__ = ["DistillGenerateSettings", "DistillTrainSettings", "FitSettings", "ShardSettings",
            "fit_policy", "generate_shards", "main", "parser"]
@@ -136,10 +137,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def generate_shards(s: DistillGenerateSettings, log=print) -> int:
-    """Write the shards of ``s`` (skipping finished ones); the number of positions written."""
+def generate_shards(s: DistillGenerateSettings, log=print, keep=whole, on_shard=None) -> int:
+    """Write the shards of ``s`` (keeping whole finished ones: ``keep`` and ``on_shard`` as
+    in :func:`~.distill_data.run_shards`); the number of positions written."""
     return generate(s.out, s.shards, s.seed, s.matches, s.samples, s.mix, s.workers, s.policy,
-                    s.expert, log=log)
+                    s.expert, log=log, keep=keep, on_shard=on_shard)
 
 
 def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict:
@@ -158,7 +160,9 @@ def main(argv=None) -> int:
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            n = generate_shards(from_namespace(DistillGenerateSettings, args))
+            with RunFolder(args.out, "shards") as folder:
+                folder.start()
+                n = generate_shards(from_namespace(DistillGenerateSettings, args))
             print(f"wrote {n} positions")
             return 0
         args = from_namespace(DistillTrainSettings, args)

@@ -11,14 +11,14 @@ expert's most of the time, else the heuristic's or a random legal one (``mix``),
 DAgger rounds, the current network's: the data covers the positions a learner reaches,
 not only those the expert would.
 
-Shards are ``shard_00042.npz`` files written atomically (a temporary file renamed over),
-so an interrupted run resumes where it stopped: :func:`generate` skips the shards that
-exist. Shard ``k`` of seed ``s`` is the same file whatever the number of workers.
+Shards are ``shard_00042.npz`` files written atomically and durably (a temporary file,
+fsynced, renamed over), so an interrupted run resumes where it stopped: :func:`generate`
+keeps the shards that read back whole and writes the others again. Shard ``k`` of seed ``s`` is the same file whatever the number of workers.
 """
 
 from __future__ import annotations
 
-import os
+import io
 import random
 import time
 from pathlib import Path
@@ -31,6 +31,8 @@ from widderkopf_env.agents.pimc import Decision, PIMCAgent
 from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
+
+from . import run_folder
 
 __all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_files",
            "shard_path"]
@@ -128,9 +130,21 @@ def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
 
 
 def _write(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **data)
-    os.replace(tmp, path)
+    """Shard ``data`` as ``path``, atomically and durably (:func:`.run_folder.write_atomic`)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **data)
+    run_folder.write_atomic(path, buf.getvalue())
+
+
+def whole(path: Path) -> bool:
+    """Whether the shard ``path`` reads back whole (every array, the zip's checksums)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            for name in z.files:
+                z[name]
+        return True
+    except Exception:  # whatever a damaged file makes numpy or zipfile raise
+        return False
 
 
 def _job(args) -> tuple[int, Path, dict]:
@@ -150,13 +164,24 @@ def _timed(job):
     return k, len(next(iter(data.values()))), time.perf_counter() - t0
 
 
-def run_shards(out, shards: int, job, args, workers: int = 1, log=print) -> int:
-    """Write shards ``0..shards-1`` into ``out`` (skipping finished ones) on ``workers``
-    processes: shard ``k`` is ``job((k, out, *args))`` -> ``(k, out, arrays)``, written
-    atomically. Returns the number of rows written by this call."""
+def run_shards(out, shards: int, job, args, workers: int = 1, log=print, keep=whole,
+               on_shard=None) -> int:
+    """Write shards ``0..shards-1`` into ``out`` on ``workers`` processes: shard ``k`` is
+    ``job((k, out, *args))`` -> ``(k, out, arrays)``, written atomically. A shard already
+    there is kept when ``keep(path)`` says it is whole (default :func:`whole`), else
+    written again; ``on_shard(path)`` is called after each shard is written. Returns the
+    number of rows written by this call."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    todo = [k for k in range(shards) if not shard_path(out, k).exists()]
+    todo = []
+    for k in range(shards):
+        path = shard_path(out, k)
+        if path.is_file() and not path.is_symlink() and keep(path):
+            continue
+        if path.exists() or path.is_symlink():
+            log(f"damaged {path}: written again")
+            path.unlink()
+        todo.append(k)
     if len(todo) < shards:
         log(f"{shards - len(todo)} of {shards} shards exist already in {out}; resuming")
     jobs = [(job, (k, out, *args)) for k in todo]
@@ -170,6 +195,8 @@ def run_shards(out, shards: int, job, args, workers: int = 1, log=print) -> int:
     try:
         for i, (k, n, dt) in enumerate(results, 1):
             written += n
+            if on_shard is not None:
+                on_shard(shard_path(out, k))
             el = time.perf_counter() - t0
             log(f"shard {k}: {n} positions in {dt:.0f} s; {i}/{len(jobs)} done, "
                 f"{written / el:.1f} positions/s, {el:.0f} s elapsed")
@@ -181,11 +208,12 @@ def run_shards(out, shards: int, job, args, workers: int = 1, log=print) -> int:
 
 def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
              mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, expert: str = "pimc",
-             log=print) -> int:
-    """Write shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished ones), on
-    ``workers`` processes. Returns the number of positions written by this call."""
+             log=print, keep=whole, on_shard=None) -> int:
+    """Write shards ``0..shards-1`` of ``seed`` into ``out`` (keeping whole finished ones:
+    ``keep`` and ``on_shard`` as in :func:`run_shards`), on ``workers`` processes.
+    Returns the number of positions written by this call."""
     return run_shards(out, shards, _job, (seed, matches, samples, tuple(mix), policy_file,
-                                          expert), workers, log)
+                                          expert), workers, log, keep, on_shard)
 
 
 def shard_files(dirs, max_shards: int | None = None) -> list[Path]:

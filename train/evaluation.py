@@ -16,6 +16,7 @@ from __future__ import annotations
 from widderkopf_env.agents.arena import run_duplicate
 
 from .export import PolicySnapshot
+from .run_folder import save_png
 
 #: The opponents of every evaluation, in plotting order.
 EVAL_OPPONENTS = ("heuristic", "random")
@@ -76,5 +77,4 @@ def plot_learning_curve(history: list[dict], path, title: str = "PPO learning cu
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_png(fig, path)

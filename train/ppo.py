@@ -39,8 +39,9 @@ escalation is played in evaluations. The output directory holds::
 (``final_policy.npz``: the final actor as numpy arrays, an agent without torch:
 ``widderkopf-eval runs/ppo/final_policy.npz heuristic``, or ``--init`` of another run.)
 
-One process at a time owns the folder (:mod:`.run_folder`: an OS lock; a second
-``widderkopf-train`` on it exits 2 naming the first). Everything is checked before the
+One process at a time owns the folder (:class:`.run_folder.RunFolder`: an OS lock; a
+second ``widderkopf-train`` on it exits 2 naming the first; ``--force-restart`` deletes
+only the run's own files and refuses a folder holding anything else). Everything is checked before the
 first write: the settings, the folder (a new run never starts over another run's files
 without ``--force-restart``), and the model and envs are built (a size that cannot be
 allocated fails here). Any refusal is one line and exit status 2, with the folder as it
@@ -50,7 +51,8 @@ was; so is an I/O error during the run (a full disk).
 :mod:`.checkpoints`; it names each newer one it skipped, and why). If none verifies it
 stops (exit 2) rather than overwrite the run's outputs, unless ``--force-restart`` is
 given (then the run starts again from step 0 with its settings). A ``--total-steps`` at
-or below the newest checkpoint's step exits 2 (nothing to train). The run's settings
+or below the newest checkpoint's step exits 2 (nothing to train), unless the run stopped
+in its final evaluation: then ``--resume`` does that evaluation and writes summary.json. The run's settings
 come from its config.json (checked key by key), except the run-control settings
 (:data:`.config.RUN_CONTROL`), which may be given anew.
 
@@ -60,10 +62,10 @@ is :func:`.config.defaults_table`).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,9 +76,7 @@ from widderkopf_env.seeding import derive_seed
 from . import run_folder
 from .checkpoints import TrainingInterrupted
 from .config import RUN_CONTROL, build_parser, parse_config, read_saved
-from .run_folder import RunFolderError, RunLock
-
-EXIT_REFUSED = 2
+from .run_folder import RunFolder, RunFolderError
 
 
 def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
@@ -165,23 +165,10 @@ def main(argv=None) -> int:
     parser = build_parser()
 
     def body():
-        try:
-            cfg = parse_config(argv, parser)
-            summary = train(cfg)
-        except RunFolderError as err:
-            return _refuse(parser, str(err))
-        except OSError as err:  # a full disk, a folder made read-only during the run
-            return _refuse(parser, f"cannot write the run: {err}")
-        print(json.dumps(summary))
+        # a RunFolderError or an I/O error (a full disk): run_cli's one line, exit 2
+        print(json.dumps(train(parse_config(argv, parser))))
 
     return run_cli(parser, body, on_interrupt=_stopped)
-
-
-def _refuse(parser, message: str) -> int:
-    """One line on stderr, exit status 2 (run_cli's usage errors add the usage line;
-    these are not mistakes in the command line)."""
-    print(f"{parser.prog}: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
-    return EXIT_REFUSED
 
 
 def _stopped(exc: KeyboardInterrupt) -> str:
@@ -205,8 +192,10 @@ class Session:
     log: object
     t0: float = field(default_factory=time.perf_counter)
     found: tuple | None = None  # (model zip, state) of the checkpoint resumed from
+    evaluate_only: bool = False  # trained to the end before: the final evaluation is due
     start: int = 0
     committed: bool = False  # config.json written: from here on, --resume works
+    folder: RunFolder | None = None
     vec_env: object = None
     model: object = None
     run: object = None
@@ -225,17 +214,22 @@ def train(cfg: dict) -> dict:
     log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
     s = Session(cfg, out, log)
     try:
-        with RunLock(out):
+        with RunFolder(out, "ppo") as s.folder:
             try:
                 _prepare(s)
                 _build(s)
                 _commit(s)
                 s.phases["setup"] = time.perf_counter() - s.t0
-                _learn(s)
+                if not s.evaluate_only:
+                    _learn(s)
+                _save_final(s)
                 final, best = _final_evaluation(s)
                 return _finish(s, final, best)
             except KeyboardInterrupt:
                 stop_workers(s.vec_env)
+                if s.committed and s.run is not None:  # the summary, whenever a run ends
+                    with contextlib.suppress(OSError):
+                        _write_summary(s, None, None)
                 raise
             finally:
                 if s.vec_env is not None:  # its worker processes, on any exit
@@ -259,7 +253,7 @@ def _prepare(s: Session) -> None:
 
     cfg, out = s.cfg, s.out
     if not cfg["resume"]:
-        run_folder.check_fresh(out, cfg["force_restart"])
+        s.folder.check_fresh(cfg["force_restart"])
         return
     run_folder.check_resume(out)
     saved = read_saved(out)
@@ -268,9 +262,13 @@ def _prepare(s: Session) -> None:
         raise RunFolderError(f"--resume: {out / 'config.json'} changed since it was read "
                              f"({changed}); run the command again")
     s.found = checkpoints.resume_point(out, cfg, s.log)
-    if s.found is not None:
+    if s.found is None and s.folder.owned():
+        s.folder.check_clear()  # --force-restart: only a run's entries are deleted
+    elif s.found is not None:
         s.start = int(s.found[1]["steps"])
-        if cfg["total_steps"] <= s.start:
+        s.evaluate_only = (cfg["total_steps"] <= s.start
+                           and checkpoints.final_evaluation_due(out, s.start))
+        if cfg["total_steps"] <= s.start and not s.evaluate_only:
             raise RunFolderError(
                 f"--resume: the run in {out} is at step {s.start:,} already (its newest "
                 f"checkpoint); nothing to train up to --total-steps {cfg['total_steps']:,}: "
@@ -283,6 +281,7 @@ def _build(s: Session) -> None:
     fail, before anything is written."""
     import torch
 
+    from . import checkpoints
     from .callbacks import TrainingRun
 
     cfg, out = s.cfg, s.out
@@ -298,7 +297,7 @@ def _build(s: Session) -> None:
     s.run = TrainingRun(cfg, out, s.vec_env, s.log, started=s.t0)
     if s.found is not None:
         s.run.load_state_dict(s.found[1])
-        s.best_weights = _load_best(out)
+        s.best_weights = checkpoints.load_best(out)
 
 
 def _load_or_new(s: Session, env_seed: int):
@@ -323,32 +322,15 @@ def _load_or_new(s: Session, env_seed: int):
     return model
 
 
-def _load_best(out: Path) -> dict | None:
-    """The actor of the run's best_model.zip (None if there is none);
-    :class:`RunFolderError` if it does not load."""
-    path = out / "best_model.zip"
-    if not path.exists():
-        return None
-    from sb3_contrib import MaskablePPO
-
-    from .export import export_policy
-
-    try:
-        return export_policy(MaskablePPO.load(path, device="cpu"))
-    except Exception as err:  # whatever a damaged zip raises
-        raise RunFolderError(f"--resume: {path} does not load as a model "
-                             f"({type(err).__name__}: {err}); delete it and "
-                             "best_model.json to resume without the best model so far") from None
-
-
 def _commit(s: Session) -> None:
     """The first writes, once every check passed: --force-restart clears the old run,
     stale temporary files of a killed process go, config.json is written."""
     from . import checkpoints
 
-    if s.cfg["force_restart"] and s.found is None:
-        run_folder.clear(s.out)
-    run_folder.remove_stale_temporaries(s.out)
+    if s.cfg["force_restart"] and s.found is None and s.folder.owned():
+        s.folder.clear()
+    s.folder.remove_stale_temporaries()
+    s.folder.commit()
     checkpoints.save_config(s.out, s.cfg)
     s.committed = True
 
@@ -362,12 +344,8 @@ def planned_steps(cfg: dict, start: int) -> int:
 
 def _learn(s: Session) -> None:
     """PPO up to --total-steps (periodic snapshots, evaluations and checkpoints in the
-    run's callback), then the last evaluation and checkpoint and the final model files."""
-    from widderkopf_env.agents.network_file import save_policy
-
-    from . import checkpoints
+    run's callback)."""
     from .callbacks import ProgressBar, RunCallback
-    from .export import export_policy
 
     cfg, model, run = s.cfg, s.model, s.run
     planned = planned_steps(cfg, s.start)
@@ -382,15 +360,26 @@ def _learn(s: Session) -> None:
     model.learn(cfg["total_steps"] - s.start, callback=callbacks, reset_num_timesteps=False,
                 tb_log_name="ppo")
     s.phases["learn"] = time.perf_counter() - t
-    t = time.perf_counter()
+
+
+def _save_final(s: Session) -> None:
+    """The last evaluation and checkpoint (each done once per step) and the final model
+    files."""
+    from widderkopf_env.agents.network_file import save_policy
+
+    from . import checkpoints
+    from .export import export_policy
+
+    model, run, t = s.model, s.run, time.perf_counter()
     steps = int(model.num_timesteps)
     run.evaluate(model)  # no-op if the callback evaluated at this step
-    model.logger.dump(steps)
-    run.checkpoint(model)
+    if not s.evaluate_only:  # else the checkpoint at this step is the run's last
+        model.logger.dump(steps)
+        run.checkpoint(model)
     checkpoints.save_model(model, s.out / "final_model.zip")
     buf = io.BytesIO()
     save_policy(export_policy(model), buf)  # torch-free, an agent
-    checkpoints.write_atomic(s.out / "final_policy.npz", buf.getvalue())
+    s.folder.write("final_policy.npz", buf.getvalue())
     s.env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
     s.vec_env.close()
     s.phases["last_evaluation_and_saves"] = time.perf_counter() - t
@@ -425,7 +414,6 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
 
 def _finish(s: Session, final: dict, best: dict | None) -> dict:
     """The learning curve and summary.json; returns the summary."""
-    from . import checkpoints
     from .evaluation import plot_learning_curve
 
     cfg, run = s.cfg, s.run
@@ -435,9 +423,13 @@ def _finish(s: Session, final: dict, best: dict | None) -> dict:
                               f"{'self-play' if cfg['self_play'] else 'vs ' + cfg['opponent']}",
                         crack_after=cfg["crack_after"])
     s.phases["plot"] = time.perf_counter() - t
+    return _write_summary(s, final, best)
+
+
+def _write_summary(s: Session, final: dict | None, best: dict | None) -> dict:
+    """summary.json (``final`` None: the run stopped before its final evaluation)."""
     summary = _summary(s, final, best)
-    checkpoints.write_atomic(s.out / "summary.json",
-                             (json.dumps(summary, indent=1) + "\n").encode())
+    s.folder.write("summary.json", (json.dumps(summary, indent=1) + "\n").encode())
     return summary
 
 

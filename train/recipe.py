@@ -33,9 +33,11 @@ wall-clock time, kept in ``recipe.json`` and ``summary.json`` (``curve``) and dr
 ``curve.png``. Wall-clock time counts every session of the run (evaluations included).
 
 A rerun of the same command after a kill or Ctrl-C goes on where the run stopped: a
-stage whose recorded outputs are intact is skipped, data stages keep their finished
-shards, PPO resumes from its newest checkpoint. One process at a time works in a folder
-(its lock, :class:`~.run_folder.RunLock`). ``--force-restart`` starts afresh.
+stage whose recorded outputs are intact is skipped, data stages keep the shards that
+match their recorded sha256 (and write the others again), PPO resumes from its newest
+checkpoint; a redone stage invalidates the data of the stages after it. The folder is a
+:class:`~.run_folder.RunFolder` (one process at a time; ``--force-restart`` deletes
+only a run's entries and starts afresh).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from typing import NamedTuple
 
 from widderkopf_env.seeding import derive_seed
 
-from .checkpoints import write_atomic
+from . import run_folder
 from .value_data import EXACT_TRICKS
 
 __all__ = ["RECIPES", "Recipe", "RunState", "ValueBlock", "curve_seed"]
@@ -161,7 +163,7 @@ class RunState:
 
     def save(self) -> None:
         self.clock()
-        write_atomic(self.path, (json.dumps(self.data, indent=1) + "\n").encode())
+        run_folder.write_atomic(self.path, (json.dumps(self.data, indent=1) + "\n").encode())
 
     def done(self, stage: str) -> bool:
         """Whether ``stage`` finished and its recorded outputs are intact."""

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
-from . import run_folder
 from .recipe import Recipe
 from .recipe_run import run_recipe
 
@@ -52,28 +53,31 @@ def _describe(r: Recipe) -> str:
 def main(argv=None) -> int:
     """``widderkopf-train --recipe NAME``; returns the exit status (2: a usage error or a
     folder that cannot be used; 130 after Ctrl-C)."""
-    from widderkopf_env.cli import UsageError, require_train_extra, run_cli
+    from widderkopf_env.cli import require_train_extra, run_cli
 
     from .recipe import RECIPES
 
     p = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
+    hint = ["stopped; the same command goes on from there"]
 
     def body() -> int:
         args = p.parse_args(argv)
+        if args.force_restart:  # the same command would start afresh again
+            rest = [a for a in given if a != "--force-restart"]
+            hint[0] = f"stopped; go on with: {shlex.join(['widderkopf-train', *rest])}"
         out = args.out if args.out is not None else Path("runs") / args.recipe
         recipe = RECIPES[args.recipe]
         require_train_extra("widderkopf-train --recipe")
         print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
               f"output in {out}/", flush=True)
-        try:
-            summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
-                                 args.progress)
-        except run_folder.RunFolderError as err:
-            raise UsageError(str(err)) from None
+        # a folder that cannot be used: RunFolderError, a UsageError (exit 2)
+        summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
+                             args.progress)
         print(report(summary))
         return 0
 
-    return run_cli(p, body, lambda _exc: "stopped; the same command goes on from there")
+    return run_cli(p, body, lambda _exc: hint[0])
 
 
 def report(summary: dict) -> str:

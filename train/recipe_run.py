@@ -3,6 +3,7 @@ evaluation), the strength-against-time curve measured between them, one progress
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
@@ -13,8 +14,8 @@ from widderkopf_env.agents.network_file import load_policy, save_policy
 from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
-from .checkpoints import write_atomic
-from .recipe import AGENT, STAGES, STATE, Recipe, RunState, curve_seed
+from .recipe import AGENT, STAGES, STATE, Recipe, RunState, curve_seed, sha256
+from .run_folder import RunFolder, RunFolderError
 
 __all__ = ["plot_curve", "run_recipe"]
 
@@ -26,54 +27,51 @@ def run_recipe(recipe: Recipe, out, seed: int = 0, workers: int = 1, force_resta
                progress: bool | None = None, log=None) -> dict:
     """Run (or go on with) ``recipe`` in ``out``; returns the summary (also written to
     ``summary.json``). ``progress``: one progress bar on stderr (None: when stderr is a
-    terminal); ``log``: called with each line the stages write to ``recipe.log``. Raises :class:`~.run_folder.RunFolderError` when the folder holds
-    something else (or another recipe's run, without ``force_restart``) or is in use."""
+    terminal); ``log``: called with each line the stages write to ``recipe.log``. Raises
+    :class:`~.run_folder.RunFolderError` when the folder holds something else (or another
+    recipe's run, without ``force_restart``) or is in use."""
     out = Path(out)
-    with run_folder.RunLock(out):
+    with RunFolder(out, "recipe") as folder:
         state = RunState(out, recipe, seed)
-        _check_folder(out, state, recipe, seed, force_restart)
-        run_folder.remove_temporaries_in(out)
+        _check_folder(folder, state, recipe, seed, force_restart)
+        folder.remove_stale_temporaries()
+        folder.commit()
         return Pipeline(recipe, out, seed, workers, state, progress, log).run()
 
 
-def _check_folder(out: Path, state: RunState, recipe: Recipe, seed: int, force: bool) -> None:
+def _check_folder(folder: RunFolder, state: RunState, recipe: Recipe, seed: int,
+                  force: bool) -> None:
     """Resume a run of the same recipe and seed; start afresh in an empty folder (or with
-    ``force``); refuse anything else, before writing anything."""
-    entries = [p for p in out.iterdir() if p.name != run_folder.LOCK_NAME]
-    if not entries:
+    ``force``, deleting only a run's entries); refuse anything else, before writing
+    anything."""
+    folder.check_links()
+    if not folder.entries():
         return
     if force:
-        if not state.path.is_file() and not (out / "config.json").is_file():
-            raise run_folder.RunFolderError(
-                f"{out} holds files that are not a run's (no {STATE}); --force-restart "
-                "deletes only run folders: give a new or an empty folder")
-        _clear(out)
+        folder.clear()  # refused while the folder holds anything else
         return
     if not state.path.is_file():
-        raise run_folder.RunFolderError(
-            f"{out} is not empty and holds no recipe run ({STATE}): give a new or an empty "
-            "folder")
+        raise RunFolderError(
+            f"{folder.out} is not empty and holds no recipe run ({STATE}): give a new or an "
+            "empty folder")
     try:
         state.load()
+        if not isinstance(state.data, dict):
+            raise ValueError(f"a JSON {type(state.data).__name__}, not the object a run "
+                             "writes")
     except (OSError, ValueError) as err:
-        raise run_folder.RunFolderError(f"{state.path} cannot be read ({err}); "
-                                        "--force-restart starts afresh") from None
+        raise RunFolderError(f"{state.path} cannot be read ({err}); "
+                             "--force-restart starts afresh") from None
     if not state.matches(recipe, seed):
-        raise run_folder.RunFolderError(
-            f"{out} holds a run of another recipe or seed ({state.data.get('recipe', {}).get('name')!r}, "
-            f"seed {state.data.get('seed')}); give another folder, or --force-restart")
+        theirs = state.data.get("recipe")
+        name = theirs.get("name") if isinstance(theirs, dict) else None
+        raise RunFolderError(
+            f"{folder.out} holds a run of another recipe or seed ({name!r}, seed "
+            f"{state.data.get('seed')}); give another folder, or --force-restart")
 
 
-def _clear(out: Path) -> None:
-    import shutil
-
-    for p in out.iterdir():
-        if p.name == run_folder.LOCK_NAME:
-            continue
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p)
-        else:
-            p.unlink()
+#: The folder of each stage's data (dropped when a stage before it is redone).
+STAGE_FOLDERS = {"clone": "clone", "ppo": "ppo", "values": "values", "values2": "values2"}
 
 
 class StageBar:
@@ -160,6 +158,7 @@ class Pipeline:
             redo = next((s for s in self.stages if not state.done(s)), None)
             if redo is not None:
                 state.forget_from(redo)
+                self._invalidate_after(redo)
             state.save()
             base = 0.0
             for stage in self.stages:
@@ -171,12 +170,45 @@ class Pipeline:
                 self.bar.set(1.0)
                 base += self.shares[stage]
             return self._summary()
+        except KeyboardInterrupt:
+            with contextlib.suppress(OSError):
+                self.state.save()  # the wall-clock time of this session
+                self._summary()
+            raise
         finally:
             self.bar.close()
             self._logfile.close()
 
     def path(self, *parts) -> Path:
         return self.out.joinpath(*parts)
+
+    # -- the validity of data ---------------------------------------------------------------
+
+    def _invalidate_after(self, redo: str) -> None:
+        """The stages after ``redo`` used its output: their data is no longer theirs to
+        keep (shards are rebuilt; a PPO stage starts again)."""
+        files = self.state.data.setdefault("files", {})
+        for stage in self.stages[self.stages.index(redo) + 1:]:
+            folder = STAGE_FOLDERS.get(stage)
+            if folder is None:
+                continue
+            for rel in [r for r in files if r.startswith(f"{folder}/")]:
+                del files[rel]
+            if stage == "ppo" and self.path(folder).is_dir():
+                with RunFolder(self.path(folder), "ppo") as ppo:
+                    ppo.clear()
+
+    def _record(self, path: Path) -> None:
+        """Record a data file as written whole (its sha256)."""
+        rel = str(Path(path).relative_to(self.out))
+        self.state.data.setdefault("files", {})[rel] = sha256(path)
+        self.state.save()
+
+    def _verified(self, path: Path) -> bool:
+        """Whether a data file kept from an earlier session is the one recorded."""
+        rel = str(Path(path).relative_to(self.out))
+        digest = self.state.data.get("files", {}).get(rel)
+        return digest is not None and sha256(path) == digest
 
     def policy_file(self) -> Path:
         """The policy network the later stages build on."""
@@ -204,11 +236,11 @@ class Pipeline:
                 done[0] += 1
                 self.bar.set(0.5 * done[0] / r.clone_shards, "data")
 
-        _remove_partial(data)
         generate_shards(DistillGenerateSettings(
             out=data, shards=r.clone_shards, seed=_small(derive_seed(self.seed, "clone")),
             matches=r.clone_matches, mix=(1.0 - r.clone_random, 0.0, r.clone_random),
-            workers=self.workers, expert="heuristic"), log=shard_done)
+            workers=self.workers, expert="heuristic"), log=shard_done, keep=self._verified,
+            on_shard=self._record)
         epochs = [0]
 
         def epoch_done(msg: str) -> None:
@@ -234,7 +266,8 @@ class Pipeline:
         for leg in range(1, r.ppo_legs + 1):
             target = r.ppo_steps * leg // r.ppo_legs
             summary = _read_json(folder / "summary.json")
-            if summary is not None and summary["steps"] >= target:
+            if summary is not None and summary.get("final") is not None \
+                    and summary["steps"] >= target:
                 continue  # this leg finished before a stop
             settings = TrainConfig(
                 out=str(folder), total_steps=target, quiet=True, progress_bar=False,
@@ -277,12 +310,12 @@ class Pipeline:
         for i, block in enumerate(blocks):
             shards, games, lo, hi = block[:4]
             folder = self.path(stage, f"{lo}-{hi}")
-            _remove_partial(folder)
             value_shards(ValueDataSettings(
                 out=folder, shards=shards, seed=_small(derive_seed(self.seed, stage, i)),
                 games=games, tricks=[lo, hi], policy=str(player),
                 random_moves=self.r.value_random, exact_tricks=_exact(block),
-                workers=self.workers), log=shard_done)
+                workers=self.workers), log=shard_done, keep=self._verified,
+                on_shard=self._record)
             outputs += sorted(folder.glob("shard_*.npz"))
         self.state.finish(stage, outputs, started)
 
@@ -326,7 +359,7 @@ class Pipeline:
         buf = io.BytesIO()
         save_policy(load_policy(self.policy_file()), buf, values=(layers, r.value_tricks))
         target = self.fit_target(stage)
-        write_atomic(target, buf.getvalue())
+        run_folder.write_atomic(target, buf.getvalue())
         self.state.finish(stage, [target], started)
         self._curve_point(label, target)
 
@@ -347,7 +380,7 @@ class Pipeline:
                              baselines=("random", "heuristic", "ppo"), progress=False)
             ladder = {"rating": lad.rating, "ci95": list(lad.ci95)}
         out = self.path("evaluation.json")
-        write_atomic(out, (json.dumps({"final": final, "ladder": ladder,
+        run_folder.write_atomic(out, (json.dumps({"final": final, "ladder": ladder,
                                        "seed": seed}, indent=1) + "\n").encode())
         self.state.finish("evaluate", [out], started)
 
@@ -369,29 +402,28 @@ class Pipeline:
         plot_curve(self.state.data["curve"], self.path("curve.png"), self.r.name)
 
     def _summary(self) -> dict:
+        """summary.json, written whenever a session ends (after a stop: the finished
+        stages only, ``final`` None)."""
         data = self.state.data
-        evaluation = _read_json(self.path("evaluation.json")) or {}
+        done = [s for s in self.stages if s in data["stages"]]
+        evaluation = (_read_json(self.path("evaluation.json")) or {}) if "evaluate" in done \
+            else {}
         summary = {
             "recipe": self.r.name, "seed": self.seed, "agent": str(self.path(AGENT)),
             "wall_seconds": round(data["seconds"], 1),
-            "stage_seconds": {s: data["stages"][s]["seconds"] for s in self.stages},
+            "stage_seconds": {s: data["stages"][s]["seconds"] for s in done},
             "final": evaluation.get("final"), "final_pairs": self.r.final_pairs,
             "ladder": evaluation.get("ladder"), "curve": data["curve"],
         }
-        write_atomic(self.path("summary.json"), (json.dumps(summary, indent=1) + "\n").encode())
+        run_folder.write_atomic(self.path("summary.json"),
+                                (json.dumps(summary, indent=1) + "\n").encode())
         return summary
 
 
 def _write_policy(path: Path, weights: dict) -> None:
     buf = io.BytesIO()
     save_policy(weights, buf)
-    write_atomic(path, buf.getvalue())
-
-
-def _remove_partial(folder: Path) -> None:
-    """Delete the shards a stopped session left half-written (the run's lock is held)."""
-    for p in Path(folder).glob("*.tmp.npz"):
-        p.unlink()
+    run_folder.write_atomic(path, buf.getvalue())
 
 
 def _small(seed: int) -> int:
@@ -434,7 +466,4 @@ def plot_curve(curve: list[dict], path, title: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
     fig.tight_layout()
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp")
-    fig.savefig(tmp, format="png")
-    plt.close(fig)
-    tmp.replace(path)
+    run_folder.save_png(fig, path)

@@ -1,76 +1,258 @@
-"""A training run's folder: owned by one process at a time, checked before it is written.
+"""A run folder and the one class that owns it, :class:`RunFolder`.
 
-- :class:`RunLock`: an OS lock on ``<out>/.widderkopf-train.lock`` (``fcntl.flock`` on
-  POSIX, ``msvcrt.locking`` on Windows; elsewhere an exclusively created file), held for
-  the whole run and released on any exit, Ctrl-C and exceptions included (the OS drops
-  it when the process dies). The file names its holder (pid, host, start time); a second
-  process gets :class:`FolderInUse` saying so. The lock file is removed on release, and
-  a folder the lock created is removed again when nothing else was written into it.
-- :func:`artefacts`: what of a run a folder holds; :func:`check_fresh` refuses to start a
-  run over any of it (unless ``--force-restart``), :func:`check_resume` checks the shape
-  of a folder to resume; :func:`clear` and :func:`remove_stale_temporaries` are the
-  writes that follow those checks, under the lock.
+Every command that writes a run folder (``widderkopf-train``, its ``--recipe``, the demo,
+``widderkopf-exploit --out``, the data commands of ``widderkopf-distill`` and
+``widderkopf-values``, ``widderkopf-train-rllib``) goes through a :class:`RunFolder`:
+
+- **the lock**, :class:`RunLock`: an OS lock on ``<out>/.widderkopf-train.lock``
+  (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows; elsewhere an exclusively
+  created file), held for the whole run and dropped on any exit. The lock file is created
+  with ``O_EXCL`` and opened with ``O_NOFOLLOW``: a lock path that is a symbolic link, or
+  a file with other names (a hard link), is refused, and nothing but a lock file this
+  module made is ever truncated. It names its holder (pid, host, start time); a second
+  process gets :class:`FolderInUse` saying so.
+- **the manifest**, ``.widderkopf-run.json``: the kind of run and the entries it writes
+  (names or ``*`` patterns of the folder's top level). A delete (``--force-restart``)
+  touches only those entries, and is refused, naming them, while the folder holds
+  anything else. A folder written before the manifest existed is read with its kind's
+  entries (:data:`KINDS`). Entries that are symbolic links are refused.
+- **atomic writes**, :func:`write_atomic`: a temporary ``.NAME.PID.tmp`` in the same
+  folder (the one temporary-file convention), flushed and fsynced, renamed over ``NAME``,
+  then the folder fsynced. :meth:`RunFolder.remove_stale_temporaries` deletes those a
+  killed process left, under the lock.
+- **one error**, :class:`RunFolderError`: a :class:`~widderkopf_env.cli.UsageError`, so
+  every command reports it the same way (one line, exit status 2, the folder as it was).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import fnmatch
 import json
 import os
 import shutil
 import socket
+import stat
 from pathlib import Path
 
+from widderkopf_env.atomic import is_temporary, write_atomic
+from widderkopf_env.cli import UsageError
+
 LOCK_NAME = ".widderkopf-train.lock"
-#: Files and folders a run writes (besides temporary ``.*.tmp`` files and the lock).
-OUTPUTS = ("config.json", "checkpoints", "best_model.zip", "best_model.json",
-           "final_model.zip", "final_policy.npz", "eval_history.json", "learning_curve.png",
-           "summary.json", "tb")
+MANIFEST = ".widderkopf-run.json"
+
+#: The top-level entries each kind of run writes (names, or patterns with ``*``).
+KINDS = {
+    "ppo": ("config.json", "checkpoints", "best_model.*", "final_model.*",
+            "final_policy.npz", "eval_history.json", "learning_curve.png", "summary.json",
+            "tb"),
+    "recipe": ("recipe.json", "recipe.log", "clone", "ppo", "values", "values2",
+               "agent.npz", "evaluation.json", "summary.json", "curve.png", "curve.json"),
+    "exploit": ("exploit.json", "best_response.zip", "learning_curve.png", "tb"),
+    "shards": ("shard_*.npz",),
+    "rllib": ("checkpoint_*",),
+}
 
 
-class RunFolderError(Exception):
-    """The run folder cannot be used as asked (one line; ``widderkopf-train`` exits 2)."""
+class RunFolderError(UsageError):
+    """The run folder cannot be used as asked (one line without the usage; the command
+    exits 2)."""
+
+    show_usage = False
 
 
 class FolderInUse(RunFolderError):
     """Another process holds the run folder's lock."""
 
 
-def artefacts(out: Path) -> list[str]:
-    """The run artefacts in ``out``: its outputs, ``best_model.*``/``final_model.*`` files
-    and temporary files of interrupted writes (here and in ``checkpoints/``)."""
-    out = Path(out)
-    if not out.is_dir():
-        return []
-    found = {name for name in OUTPUTS if (out / name).exists()}
-    found |= {p.name for p in out.iterdir()
-              if p.name.startswith(("best_model.", "final_model.")) or p.name.endswith(".tmp")}
-    if (out / "checkpoints").is_dir():
-        found |= {f"checkpoints/{p.name}" for p in (out / "checkpoints").glob("*.tmp")}
-    return sorted(found)
+# --- atomic writes (widderkopf_env.atomic) ------------------------------------------------
+
+def save_png(fig, path: Path) -> None:
+    """Write the matplotlib figure ``fig`` as a PNG with :func:`write_atomic`, and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    write_atomic(Path(path), buf.getvalue())
 
 
-def check_fresh(out: Path, force: bool) -> None:
-    """A new run may start in ``out``: it holds no run artefact, or ``force`` (they will be
-    deleted by :func:`clear`)."""
-    found = artefacts(out)
-    if found and not force:
-        what = ("already holds a run" if "config.json" in found
-                else "holds files of a run without its config.json")
-        shown = found[:4] + ([f"{len(found) - 4} more"] if len(found) > 4 else [])
-        raise RunFolderError(
-            f"{out} {what} ({', '.join(shown)}): pass --resume to continue it, "
-            "--force-restart to delete them and start afresh, or choose another --out")
+# --- the run folder ------------------------------------------------------------------------------
+
+class RunFolder:
+    """The folder ``out`` of a run of ``kind`` (a key of :data:`KINDS`): its lock, its
+    manifest, its checks and its deletes (see the module documentation). A context
+    manager holding the lock."""
+
+    def __init__(self, out, kind: str):
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        self.out, self.kind = Path(out), kind
+        self.lock = RunLock(self.out)
+
+    def __enter__(self) -> RunFolder:
+        self.lock.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
+
+    # -- what the folder holds --------------------------------------------------------------
+
+    def entries(self) -> list[str]:
+        """Every top-level entry but the lock and the manifest."""
+        if not self.out.is_dir():
+            return []
+        return sorted(p.name for p in self.out.iterdir()
+                      if p.name not in (LOCK_NAME, MANIFEST))
+
+    def patterns(self) -> tuple:
+        """The entries a run wrote here: the manifest's, else those of this kind."""
+        try:
+            data = json.loads((self.out / MANIFEST).read_text())
+            return tuple(str(x) for x in data["entries"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return KINDS[self.kind]
+
+    def is_runs(self, name: str) -> bool:
+        return is_temporary(name) or any(fnmatch.fnmatchcase(name, p)
+                                         for p in self.patterns())
+
+    def owned(self) -> list[str]:
+        """The run's entries in the folder (temporary files of its writes included)."""
+        return [name for name in self.entries() if self.is_runs(name)]
+
+    def foreign(self) -> list[str]:
+        """The entries no run wrote."""
+        return [name for name in self.entries() if not self.is_runs(name)]
+
+    def check_links(self) -> None:
+        """:class:`RunFolderError` if an entry of the run is a symbolic link."""
+        links = [name for name in self.owned() if (self.out / name).is_symlink()]
+        if links:
+            raise RunFolderError(
+                f"{self.out} holds {_listed(links)}, a symbolic link where a run writes its "
+                "own files; a run never follows such links: move it away")
+
+    def check_fresh(self, force: bool) -> None:
+        """A new run may start: the folder holds no run's entries, or ``force`` and
+        nothing but a run's entries (they are deleted by :meth:`clear`)."""
+        self.check_links()
+        found = self.owned()
+        if found and not force:
+            what = ("already holds a run" if "config.json" in found
+                    or "recipe.json" in found else "holds files of a run without its config")
+            raise RunFolderError(
+                f"{self.out} {what} ({_listed(found)}): pass --resume to continue it, "
+                "--force-restart to delete them and start afresh, or choose another --out")
+        if found:
+            self.check_clear()
+
+    def check_clear(self) -> None:
+        """:class:`RunFolderError`, naming them, if the folder holds entries no run
+        wrote: ``--force-restart`` deletes a run, never anything else."""
+        self.check_links()
+        other = self.foreign()
+        if other:
+            raise RunFolderError(
+                f"{self.out} holds files that are not a run's ({_listed(other)}); "
+                "--force-restart deletes only what a run wrote: move them away, or give a "
+                "new or an empty folder")
+
+    # -- writes (under the lock) ------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Record the run's entries in the manifest (before its first output)."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        data = {"kind": self.kind, "entries": list(KINDS[self.kind])}
+        old = None
+        with contextlib.suppress(OSError, ValueError):
+            old = json.loads((self.out / MANIFEST).read_text())
+        if old == data:
+            return
+        kind = old.get("kind") if isinstance(old, dict) else self.kind
+        if kind != self.kind:
+            raise RunFolderError(f"{self.out} holds a run of another kind ({kind!r}, not "
+                                 f"{self.kind!r}): choose another folder")
+        write_atomic(self.out / MANIFEST, (json.dumps(data) + "\n").encode())
+
+    def start(self) -> None:
+        """The first writes of a run that writes beside what it wrote before (no resume
+        and no fresh start to choose): links refused, stale temporaries removed, the
+        manifest written."""
+        self.check_links()
+        self.remove_stale_temporaries()
+        self.commit()
+
+    def clear(self) -> None:
+        """Delete the run's entries (``--force-restart``); refused while the folder holds
+        anything else (:meth:`check_clear`)."""
+        self.check_clear()
+        for name in self.owned():
+            path = self.out / name
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+        (self.out / MANIFEST).unlink(missing_ok=True)
+
+    def write(self, name: str, data: bytes) -> Path:
+        """Write ``data`` as the run's file ``name`` (a path inside the folder), atomically."""
+        path = self.out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data)
+        return path
+
+    def remove_stale_temporaries(self) -> None:
+        """Delete the temporary files of writes a killed process left, anywhere in the
+        run's entries."""
+        for name in self.owned():
+            path = self.out / name
+            if is_temporary(name):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            elif path.is_dir() and not path.is_symlink():
+                remove_temporaries_in(path, recursive=True)
+
+
+def remove_temporaries_in(folder: Path, recursive: bool = False) -> None:
+    """Delete the temporary files of atomic writes in ``folder`` (if it is one)."""
+    folder = Path(folder)
+    if folder.is_dir():
+        for p in (folder.rglob("*") if recursive else folder.iterdir()):
+            if is_temporary(p.name) and p.is_file():
+                with contextlib.suppress(OSError):
+                    p.unlink()
+
+
+def _listed(names: list[str]) -> str:
+    shown = names[:6] + ([f"{len(names) - 6} more"] if len(names) > 6 else [])
+    return ", ".join(shown)
+
+
+#: The files a PPO run writes again when it goes on.
+_PPO_FILES = ("config.json", "best_model.zip", "best_model.json", "final_model.zip",
+              "final_policy.npz", "eval_history.json", "learning_curve.png", "summary.json")
 
 
 def check_resume(out: Path) -> None:
-    """The folder of a run to resume has the shape a run leaves (its folders are folders,
-    ``best_model.json`` is whole); :class:`RunFolderError` otherwise."""
+    """The folder of a PPO run to resume has the shape a run leaves (its folders are
+    folders, ``best_model.json`` is whole); :class:`RunFolderError` otherwise."""
+    RunFolder(out, "ppo").check_links()
     for name in ("checkpoints", "tb"):
         if (out / name).exists() and not (out / name).is_dir():
             raise RunFolderError(f"--resume: {out / name} is a file, not the run's {name} "
                                  "folder; move it away")
+    files = [out / name for name in _PPO_FILES]
+    if (out / "checkpoints").is_dir():
+        files += [p for p in (out / "checkpoints").iterdir() if p.name.startswith("step_")]
+    for path in files:
+        if path.is_dir():
+            raise RunFolderError(f"--resume: {path} is a folder, not the run's file (the run "
+                                 "writes it again); move it away")
     best = out / "best_model.json"
     if best.exists():
         try:
@@ -85,33 +267,12 @@ def check_resume(out: Path) -> None:
                                  "model so far")
 
 
-def clear(out: Path) -> None:
-    """Delete the run artefacts in ``out`` (``--force-restart``), nothing else."""
-    for name in artefacts(out):
-        path = out / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink(missing_ok=True)
-
-
-def remove_stale_temporaries(out: Path) -> None:
-    """Delete the temporary files of writes a crash interrupted (``.*.tmp`` in ``out``
-    and its ``checkpoints/``); safe only while holding the folder's lock."""
-    for folder in (out, out / "checkpoints"):
-        remove_temporaries_in(folder)
-
-
-def remove_temporaries_in(folder: Path) -> None:
-    """Delete the ``.*.tmp`` files of atomic writes in ``folder`` (if it is one)."""
-    if Path(folder).is_dir():
-        for p in Path(folder).glob(".*.tmp"):
-            with contextlib.suppress(OSError):
-                p.unlink()
-
+# --- the lock ------------------------------------------------------------------------------------
 
 class RunLock:
-    """The lock of a run folder (see the module documentation); a context manager."""
+    """The lock of a run folder (see the module documentation); a context manager. A
+    folder made to hold the lock is removed again on release when nothing else was
+    written into it."""
 
     def __init__(self, out: Path):
         self.out = Path(out)
@@ -127,12 +288,19 @@ class RunLock:
         self.release()
 
     def acquire(self) -> None:
+        if self.out.exists() and not self.out.is_dir():
+            raise RunFolderError(f"{self.out} is a file, not a folder: give a new or an "
+                                 "empty folder for the run")
         missing = []
         folder = self.out
-        while not folder.exists():
+        while not folder.exists() and not folder.is_symlink():
             missing.append(folder)
             folder = folder.parent
-        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise RunFolderError(f"cannot create the run folder {self.out}: "
+                                 f"{err.strerror or err}") from None
         self._made = missing[::-1]
         try:
             self._fd = _lock(self.path)
@@ -142,7 +310,7 @@ class RunLock:
         holder = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": datetime.datetime.now(datetime.timezone.utc)
                   .isoformat(timespec="seconds")}
-        os.ftruncate(self._fd, 0)
+        os.ftruncate(self._fd, 0)  # _lock checked: a lock file, no other name
         os.write(self._fd, (json.dumps(holder) + "\n").encode())
 
     def release(self) -> None:
@@ -174,6 +342,9 @@ except ImportError:  # pragma: no cover (Windows)
     except ImportError:
         _KIND = "exclusive-file"
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
 
 def _holder(path: Path) -> str:
     try:
@@ -190,15 +361,49 @@ def _in_use(path: Path) -> FolderInUse:
                        f"({_holder(path)}){extra}; wait for it to end or choose another --out")
 
 
+def _not_a_lock(path: Path, what: str) -> RunFolderError:
+    return RunFolderError(f"{path} is {what}, not a lock file of this program; it is left "
+                          "as it is: move it away")
+
+
+def _open(path: Path) -> int:
+    """The descriptor of the lock file ``path``: created with ``O_EXCL``, or an existing
+    one (a killed run's) opened without following a link; refused unless it is a regular
+    file with one name."""
+    if path.is_symlink():  # also where the OS has no O_NOFOLLOW
+        raise _not_a_lock(path, "a symbolic link")
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o644)
+            break
+        except FileExistsError:
+            pass
+        try:
+            fd = os.open(path, os.O_RDWR | _NOFOLLOW | _CLOEXEC)
+            break
+        except FileNotFoundError:
+            continue  # removed in between: create it
+        except OSError as err:
+            if path.is_symlink():
+                raise _not_a_lock(path, "a symbolic link") from None
+            raise RunFolderError(f"cannot open the lock file {path}: {err.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        raise _not_a_lock(path, "a file with another name (a hard link)"
+                          if stat.S_ISREG(st.st_mode) else "not a regular file")
+    return fd
+
+
 def _lock(path: Path) -> int:
     """Open and lock ``path``; the descriptor, or :class:`FolderInUse`."""
     if _KIND == "exclusive-file":  # pragma: no cover (no OS lock here)
         try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
         except FileExistsError:
             raise _in_use(path) from None
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open(path)
         try:
             if _KIND == "fcntl":
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -211,7 +416,7 @@ def _lock(path: Path) -> int:
             raise _in_use(path) from None
         # the holder before us may have removed the file after we opened it
         try:
-            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             same = False
         if same or _KIND != "fcntl":

@@ -34,7 +34,9 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill_cli import FitSettings, ShardSettings
+from .distill_data import whole
 from .export import network_file_arg
+from .run_folder import RunFolder
 from .value_data import EXACT_TRICKS
 
 __all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser", "value_shards"]
@@ -89,20 +91,24 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def value_shards(s: ValueDataSettings, log=print) -> int:
-    """Write the exact-value shards of ``s`` (skipping finished ones); the number of
-    positions written."""
+def value_shards(s: ValueDataSettings, log=print, keep=whole, on_shard=None) -> int:
+    """Write the exact-value shards of ``s`` (keeping whole finished ones: ``keep`` and
+    ``on_shard`` as in :func:`~.distill_data.run_shards`); the number of positions written."""
     from .value_data import generate_values
 
     return generate_values(s.out, s.shards, s.seed, s.games, tuple(s.tricks), s.policy,
-                           s.random_moves, s.exact_tricks, s.workers, log=log)
+                           s.random_moves, s.exact_tricks, s.workers, log=log, keep=keep,
+                           on_shard=on_shard)
 
 
 def _data(s: ValueDataSettings) -> int:
     lo, hi = s.tricks
     if lo > hi:
         raise UsageError(f"--tricks-left {lo} {hi}: LO must not exceed HI")
-    print(f"wrote {value_shards(s)} positions")
+    with RunFolder(s.out, "shards") as folder:
+        folder.start()
+        n = value_shards(s)
+    print(f"wrote {n} positions")
     return 0
 
 

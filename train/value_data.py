@@ -44,7 +44,7 @@ from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import PLAY, Game
 
-from .distill_data import run_shards
+from .distill_data import run_shards, whole
 
 #: The default exact depth: card values are solved exactly with at most this many tricks
 #: left (earlier positions: heuristic rollouts down to it).
@@ -134,8 +134,10 @@ def _job(args) -> tuple[int, Path, dict]:
 
 def generate_values(out, shards: int, seed: int = 0, games: int = 200, tricks=(1, TRICKS),
                     policy_file=None, random_share: float = 0.05, exact_tricks: int = EXACT_TRICKS,
-                    workers: int = 1, log=print) -> int:
-    """Write value shards ``0..shards-1`` of ``seed`` into ``out`` (skipping finished
-    ones) on ``workers`` processes; returns the number of positions written."""
+                    workers: int = 1, log=print, keep=whole, on_shard=None) -> int:
+    """Write value shards ``0..shards-1`` of ``seed`` into ``out`` (keeping whole
+    finished ones: ``keep`` and ``on_shard`` as in :func:`~.distill_data.run_shards`) on
+    ``workers`` processes; returns the number of positions written."""
     return run_shards(out, shards, _job, (seed, games, tuple(tricks), policy_file,
-                                          random_share, exact_tricks), workers, log)
+                                          random_share, exact_tricks), workers, log, keep,
+                      on_shard)

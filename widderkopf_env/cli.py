@@ -49,7 +49,11 @@ TRAIN_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "ma
 
 
 class UsageError(ValueError):
-    """A command line that cannot run (reported like an argparse error, exit status 2)."""
+    """A command line that cannot run (reported like an argparse error, exit status 2).
+    ``show_usage``: whether the usage line comes first (a subclass for refusals that are
+    not mistakes in the command line, such as a run folder in use, sets it False)."""
+
+    show_usage = True
 
 
 # --- the missing-extra hint ------------------------------------------------------------------
@@ -272,7 +276,9 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[], int | None],
             sys.stdout.flush()
             return 0 if status is None else int(status)
         except UsageError as err:
-            parser.error(str(err))
+            if err.show_usage:
+                parser.error(str(err))
+            return _say(parser, f"error: {' '.join(str(err).split())}", EXIT_USAGE)
         except KeyboardInterrupt as exc:
             message = on_interrupt(exc) if on_interrupt is not None else "interrupted"
             return _say(parser, message, EXIT_INTERRUPTED, newline=True)

@@ -44,6 +44,7 @@ from .cards import (
     card_name,
     get_variant,
 )
+from .checks import check_num_hands
 from .deals import deal_to_spec
 from .game_encoder import encode_game
 from .observation import OBS_SIZE, PIECES, split
@@ -97,9 +98,8 @@ class WidderkopfGame(pyspiel.Game):
         name = params.get("variant", "full")
         if name not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {name!r}")
-        num_hands = params.get("num_hands", 1)
-        if not isinstance(num_hands, int) or num_hands < 1:
-            raise ValueError(f"num_hands must be an int >= 1, got {num_hands!r}")
+        # the engine's bound (checks.MAX_HANDS), checked before GameInfo is built
+        num_hands = check_num_hands(params.get("num_hands", 1))
         self.variant, self.num_hands = get_variant(name), num_hands
         super().__init__(GAME_TYPE, game_info(self.variant, num_hands), params)
 

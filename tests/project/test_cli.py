@@ -217,11 +217,12 @@ def test_a_network_of_the_wrong_shapes_is_refused_before_the_match(tmp_path, cap
 
 
 def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_path):
-    """Whatever a library waits on after Ctrl-C, the process ends: exit 130, one line."""
+    """Whatever a library waits on after Ctrl-C, the process ends: exit 130, one line.
+    The shutdown below never ends, so only the grace's watchdog can end the process (on a
+    loaded machine too: nothing here depends on how fast it runs)."""
     import signal
     import subprocess
     import sys
-    import time
 
     script = tmp_path / "stuck.py"
     script.write_text(
@@ -229,9 +230,9 @@ def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_p
         "from widderkopf_env import cli\n"
         "cli.STOP_GRACE = 1.0\n"
         "def body():\n"
-        "    print('ready', flush=True)\n"
         "    try:\n"
-        "        time.sleep(60)\n"
+        "        print('ready', flush=True)  # inside the try: Ctrl-C lands in it\n"
+        "        time.sleep(600)\n"
         "    finally:\n"
         "        while True:  # a shutdown that never ends\n"
         "            try:\n"
@@ -243,9 +244,11 @@ def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_p
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline() == "ready\n"
-    t = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130 and time.monotonic() - t < 20
+    try:
+        _, err = proc.communicate(timeout=600)  # only a hang comes near this
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
     assert err.strip() == ("stuck: interrupted; stopping took more than 1 s, so the process "
                            "ended without waiting")

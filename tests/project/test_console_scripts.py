@@ -226,7 +226,6 @@ BAD = [
     ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
      "--init: 'nobody' is neither 'ppo', 'net'"),
     ("demo", ["--pairs", "0"], "--pairs: expected an integer >= 1"),
-    ("demo", ["--out", "."], "not an earlier demo's folder"),
     # a .npz that is not a network, or one of the wrong shapes (checked when loaded)
     ("widderkopf-eval", ["plain.npz", "random"], "'plain.npz' is not a network file: no array"),
     ("widderkopf-eval", ["wrong.npz", "random", "--pairs", "1", "--workers", "1"],
@@ -284,6 +283,27 @@ def test_bad_command_line_exits_2_and_writes_nothing(files, name, args, message)
     assert message in lines[-1]
     assert snapshot(files) == before  # nothing written, nothing loaded (no "pwned")
     assert done.stdout == ""
+
+
+# a folder that cannot be used: one line (no usage: the command line is right), exit 2
+REFUSED = [
+    ("demo", ["--out", "."], "holds files that are not a run's"),
+    ("widderkopf-train", ["--recipe", "demo", "--out", "afile"], "is a file, not a folder"),
+    ("widderkopf-train", ["--recipe", "demo", "--out", ".", "--force-restart"],
+     "--force-restart deletes only what a run wrote"),
+]
+
+
+@pytest.mark.parametrize("name,args,message", REFUSED,
+                         ids=[f"{n} {' '.join(a)}" for n, a, _ in REFUSED])
+def test_a_folder_that_cannot_be_used_is_one_line_and_exit_2(files, name, args, message):
+    before = snapshot(files)
+    done = run(command(name, *args), files)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = [x for x in done.stderr.strip().splitlines() if not x.startswith("recipe ")]
+    assert "error: " in line and message in line, line
+    assert snapshot(files) == before
 
 
 def test_missing_train_extra_is_named_with_its_pip_command(files):

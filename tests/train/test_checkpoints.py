@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from widderkopf_env.train import checkpoints  # noqa: E402
+from widderkopf_env.train import checkpoints, run_folder  # noqa: E402
 from widderkopf_env.train.ppo import main, parse_config, train_from_args  # noqa: E402
 
 STEPS = (100, 200, 300)
@@ -162,7 +162,7 @@ def test_writes_are_atomic_and_fsynced(model, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="disk full"):
-        checkpoints.write_atomic(state_path, b"new")
+        run_folder.write_atomic(state_path, b"new")
     assert state_path.read_bytes() == before
     assert {p.name for p in tmp_path.iterdir()} == {zip_path.name, state_path.name}
 

@@ -52,6 +52,25 @@ def test_generation_resumes_and_is_seeded(shards, tmp_path):
     assert not np.array_equal(other["action"], again["action"])
 
 
+def test_the_data_command_rebuilds_a_damaged_shard_and_leaves_no_temporary(shards, tmp_path,
+                                                                          capsys):
+    """``widderkopf-distill generate`` again over a shard cut short (a power loss before
+    fsync, in older versions): that shard is written again, the whole one kept."""
+    import shutil
+
+    out = shutil.copytree(shards[0], tmp_path / "d")
+    cut, whole = out / "shard_00001.npz", out / "shard_00000.npz"
+    good, kept = cut.read_bytes(), whole.stat().st_mtime_ns
+    cut.write_bytes(good[: len(good) // 2])
+    (out / ".shard_00001.npz.999999.tmp").write_bytes(b"half")  # a killed write's
+    assert distill_cli.main(["generate", "--out", str(out), "--shards", "2", "--seed", "5",
+                             "--matches", "1", "--samples", "2", "--workers", "1"]) == 0
+    assert f"damaged {cut}: written again" in capsys.readouterr().out
+    assert cut.read_bytes() == good and whole.stat().st_mtime_ns == kept
+    assert sorted(p.name for p in out.iterdir()) == [".widderkopf-run.json", "shard_00000.npz",
+                                                     "shard_00001.npz"]
+
+
 def test_targets_mix_the_move_with_the_scores():
     values = np.full((3, NUM_ACTIONS), np.nan, np.float32)
     values[0, [1, 2]] = [10.0, 2.0]

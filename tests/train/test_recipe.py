@@ -182,22 +182,26 @@ def test_a_damaged_output_is_redone_with_the_stages_after_it(tmp_path):
     assert len(json.loads((out / "recipe.json").read_text())["curve"]) == 4
 
 
-def test_a_stop_in_a_stage_goes_on_from_there(tmp_path, monkeypatch):
-    from widderkopf_env.train import value_fit
-
-    out = tmp_path / "run"
-    real = value_fit.fit_values
-
+def stopped_in(module, name: str, out, seed: int) -> None:
+    """Run TINY in ``out`` with ``module.name`` raising KeyboardInterrupt (a Ctrl-C in
+    it); the real function is back afterwards."""
     def stopped(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(value_fit, "fit_values", stopped)
-    with pytest.raises(KeyboardInterrupt):
-        recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, name, stopped)
+        with pytest.raises(KeyboardInterrupt):
+            recipe_run.run_recipe(TINY, out, seed=seed, workers=1, progress=False)
+
+
+def test_a_stop_in_a_stage_goes_on_from_there(tmp_path):
+    from widderkopf_env.train import value_fit
+
+    out = tmp_path / "run"
+    stopped_in(value_fit, "fit_values", out, seed=2)
     state = json.loads((out / "recipe.json").read_text())
     assert set(state["stages"]) == {"clone", "values"} and state["seconds"] > 0
     kept = _mtimes(out / "clone")
-    monkeypatch.setattr(value_fit, "fit_values", real)
     lines = []
     summary = recipe_run.run_recipe(TINY, out, seed=2, workers=1, progress=False,
                                     log=lines.append)
@@ -229,18 +233,6 @@ def test_the_folder_is_checked_before_anything_is_written(done, tmp_path):
     assert sorted(os.listdir(other)) == ["notes.txt"]
     with pytest.raises(RunFolderError, match="another recipe or seed"):
         recipe_run.run_recipe(TINY, out, seed=4, progress=False)
-
-
-def test_force_restart_starts_afresh(tmp_path):
-    out = tmp_path / "run"
-    recipe_run.run_recipe(TINY, out, seed=5, workers=1, progress=False)
-    (out / "stray.txt").write_text("x")
-    lines = []
-    recipe_run.run_recipe(TINY, out, seed=6, workers=1, force_restart=True, progress=False,
-                          log=lines.append)
-    assert not (out / "stray.txt").exists()
-    assert [x for x in lines if x.startswith("stage ")][0] == "stage clone"
-    assert json.loads((out / "recipe.json").read_text())["seed"] == 6
 
 
 def test_the_recipe_command_line(capsys):

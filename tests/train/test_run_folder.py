@@ -201,17 +201,23 @@ def test_stale_temporary_files_are_removed_when_a_run_goes_on(run):
     assert [p.name for p in run.rglob("*.tmp")] == []
 
 
-def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_path, capsys,
-                                                                          monkeypatch):
-    out = tmp_path / "run"
+def stop_training_at(monkeypatch, steps: int):
+    """Ctrl-C at the first rollout at or after ``steps`` of a run; returns the undo."""
     real = TrainingRun.on_rollout_start
 
-    def stop_after_one_rollout(self, model):
-        if model.num_timesteps >= 64:
+    def stop(self, model):
+        if model.num_timesteps >= steps:
             raise KeyboardInterrupt
         real(self, model)
 
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop_after_one_rollout)
+    monkeypatch.setattr(TrainingRun, "on_rollout_start", stop)
+    return lambda: monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+
+
+def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_path, capsys,
+                                                                          monkeypatch):
+    out = tmp_path / "run"
+    undo = stop_training_at(monkeypatch, 64)
     args = [a for a in TINY]
     args[args.index("--checkpoint-every") + 1] = "0"
     args[args.index("--eval-every") + 1] = "0"
@@ -219,25 +225,43 @@ def test_ctrl_c_before_the_first_checkpoint_suggests_a_command_that_works(tmp_pa
     err = capsys.readouterr().err
     assert "before the first checkpoint" in err
     command = re.search(r"(widderkopf-train --out .*?) starts", err).group(1)
-    monkeypatch.setattr(TrainingRun, "on_rollout_start", real)
+    undo()
     assert main(shlex.split(command)[1:]) == 0
     assert checkpoints.list_steps(out / "checkpoints")[-1] == 192
 
 
-def test_a_full_disk_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
-    real = checkpoints.write_atomic
+class _FullDisk:
+    """A file whose writes fail as on a full disk (an OSError that names no file)."""
 
-    def full(path, data):
-        if path.name != "config.json":
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        real(path, data)
+    def __init__(self, *args, **kwargs):
+        self.f = open(*args, **kwargs)  # noqa: SIM115 (closed in __exit__)
 
-    monkeypatch.setattr(checkpoints, "write_atomic", full)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_exit_2(tmp_path, capsys, monkeypatch):
+    from widderkopf_env.train import run_folder
+
+    def full(path, mode="r", *args, **kwargs):
+        if "w" in mode and "config.json" not in str(path) and ".widderkopf-run" not in str(path):
+            return _FullDisk(path, mode, *args, **kwargs)
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(run_folder, "open", full, raising=False)
     out = tmp_path / "run"
     assert main(["--out", str(out), "--total-steps", "128", *TINY]) == 2
     [line] = error_lines(capsys.readouterr().err)
     assert os.strerror(errno.ENOSPC) in line
+    assert re.search(r"No space left on device: \S*run/\S+", line), line  # names the file
     assert not (out / LOCK_NAME).exists()
+    assert not [p for p in out.rglob("*.tmp")]
 
 
 def test_the_lock_names_its_holder_and_leaves_nothing_behind(tmp_path):

@@ -49,10 +49,12 @@ def test_the_final_model_that_is_the_best_is_evaluated_once_and_timed(tmp_path, 
     assert calls.count(3) == 1  # the final evaluation (3 pairs), once
     assert summary["best_is_final"] and summary["best"] == summary["final"]
     assert summary["best_steps"] == summary["steps"] == 128
-    # wall time: the whole session, final evaluation included, phase by phase
-    assert elapsed - 0.3 <= summary["wall_seconds"] <= elapsed + 0.1
-    assert summary["phases"]["final_evaluation"] >= 1.0
-    assert sum(summary["phases"].values()) <= summary["wall_seconds"] + 0.3
+    # wall time: the whole session, final evaluation included, phase by phase (bounds
+    # that hold however loaded the machine is: each figure is rounded to 0.1 s)
+    phases = summary["phases"]
+    assert phases["final_evaluation"] >= 1.0  # the evaluation's sleep
+    assert set(phases) >= {"setup", "learn", "last_evaluation_and_saves", "final_evaluation"}
+    assert sum(phases.values()) - 0.3 <= summary["wall_seconds"] <= elapsed + 0.1
 
 
 def test_the_progress_bar_ends_at_its_total(tmp_path, monkeypatch):

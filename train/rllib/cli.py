@@ -40,6 +40,7 @@ from widderkopf_env.cli import (
 )
 from widderkopf_env.settings import add_options, setting
 
+from ..run_folder import RunFolder
 from .league import (
     HEURISTIC,
     MAIN,
@@ -201,19 +202,21 @@ def run(args, log=print, config=None) -> dict:
     summary (last checkpoint, iteration, evaluations, league history)."""
     import ray
 
-    if not ray.is_initialized():
-        ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
-                 include_dashboard=False)
-    algo = (config or build_config(args)).build_algo()
-    try:
-        return _train(algo, args, log)
-    finally:
-        algo.stop()
+    with RunFolder(args.out, "rllib") as folder:  # checked and locked before any work
+        folder.start()
+        if not ray.is_initialized():
+            ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
+                     include_dashboard=False)
+        algo = (config or build_config(args)).build_algo()
+        try:
+            return _train(algo, args, log)
+        finally:
+            algo.stop()
 
 
 def _train(algo, args, log) -> dict:
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)  # run() made it, under its RunFolder's lock
     if args.resume:
         league = LeagueState.load(args.resume)
         if league.slots != args.slots:

@@ -107,6 +107,10 @@ def as_single(seed) -> bool:
         isinstance(seed, np.ndarray) and seed.ndim == 0)
 
 
+#: The most games one vector env steps (its arrays are allocated up front).
+MAX_NUM_ENVS = 1 << 16
+
+
 class WidderkopfVectorEnv(VectorEnv):
     """N Widderkopf games stepped together; see the module documentation."""
 
@@ -118,8 +122,9 @@ class WidderkopfVectorEnv(VectorEnv):
                  render_mode: str | None = None, variant=None):
         settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward, variant)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+                or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValueError(f"num_envs must be an int in 1..{MAX_NUM_ENVS:,}, got "
+                             f"{num_envs!r}")
         check_render_mode(render_mode, (), "WidderkopfVectorEnv (render single games "
                           "with widderkopf_env.render)")
         n = self.num_envs = int(num_envs)
