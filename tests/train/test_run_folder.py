@@ -247,14 +247,14 @@ class _FullDisk:
 
 
 def test_a_full_disk_is_one_line_naming_the_file_and_exit_2(tmp_path, capsys, monkeypatch):
-    from widderkopf_env.train import run_folder
+    from widderkopf_env import atomic
 
     def full(path, mode="r", *args, **kwargs):
         if "w" in mode and "config.json" not in str(path) and ".widderkopf-run" not in str(path):
             return _FullDisk(path, mode, *args, **kwargs)
         return open(path, mode, *args, **kwargs)
 
-    monkeypatch.setattr(run_folder, "open", full, raising=False)
+    monkeypatch.setattr(atomic, "open", full, raising=False)
     out = tmp_path / "run"
     assert main(["--out", str(out), "--total-steps", "128", *TINY]) == 2
     [line] = error_lines(capsys.readouterr().err)
