@@ -1,5 +1,5 @@
 #!/bin/sh
-# Run a command with busy-loop processes beside it: the suite on a loaded machine.
+# Run a command with busy-loop processes beside it: the suite with every core kept busy.
 #
 #   scripts/busy_load.sh make test                 # two busy loops (one per core here)
 #   BUSY_LOOPS=4 scripts/busy_load.sh python -m pytest tests/project

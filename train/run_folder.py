@@ -110,10 +110,12 @@ class RunFolder:
                       if p.name not in (LOCK_NAME, MANIFEST))
 
     def patterns(self) -> tuple:
-        """The entries a run wrote here: the manifest's, else those of this kind."""
+        """The entries a run wrote here: the manifest's (only those its kind writes: an
+        edited manifest claims nothing more), else those of this kind."""
         try:
             data = json.loads((self.out / MANIFEST).read_text())
-            return tuple(str(x) for x in data["entries"])
+            known = KINDS[data["kind"]]
+            return tuple(x for x in data["entries"] if x in known)
         except (OSError, ValueError, KeyError, TypeError):
             return KINDS[self.kind]
 

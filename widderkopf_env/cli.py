@@ -7,7 +7,8 @@ must agree, a file that is not what it should be, a missing pip extra) by raisin
 those into exit statuses:
 
 - :class:`UsageError`: ``prog: error: ...`` after the usage line, exit status 2 (as
-  argparse does for a bad option);
+  argparse does for a bad option; the line alone for a refusal that is no mistake in
+  the command line, ``show_usage = False``, such as a run folder in use);
 - an I/O error (``OSError``: a file that cannot be read or written): one line
   ``prog: error: ...``, exit status 2;
 - Ctrl-C (``KeyboardInterrupt``): one line on stderr, exit status 130 (128 + SIGINT, as

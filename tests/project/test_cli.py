@@ -219,7 +219,7 @@ def test_a_network_of_the_wrong_shapes_is_refused_before_the_match(tmp_path, cap
 def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_path):
     """Whatever a library waits on after Ctrl-C, the process ends: exit 130, one line.
     The shutdown below never ends, so only the grace's watchdog can end the process (on a
-    loaded machine too: nothing here depends on how fast it runs)."""
+    busy CPU too: nothing here depends on how fast it runs)."""
     import signal
     import subprocess
     import sys

@@ -75,6 +75,23 @@ def test_force_restart_of_a_finished_recipe_leaves_a_users_file_and_refuses(tmp_
     assert [x for x in lines if x.startswith("stage ")][0] == "stage clone"
 
 
+@pytest.mark.parametrize("manifest", ['{"kind": "recipe", "entries": ["*", "thesis.txt"]}',
+                                      '{"kind": "any", "entries": ["*"]}', '{"entries": "*"}',
+                                      "[]"])
+def test_an_edited_manifest_claims_no_users_file(tmp_path, manifest):
+    from widderkopf_env.train.run_folder import MANIFEST, RunFolder
+
+    p = _users_folder(tmp_path)
+    (p / "recipe.json").write_text("{}")
+    (p / MANIFEST).write_text(manifest)
+    before = snapshot(p)
+    with RunFolder(p, "recipe") as folder:
+        assert set(folder.owned()) <= {"recipe.json"}
+        with pytest.raises(RunFolderError, match="thesis.txt"):
+            folder.clear()
+    assert snapshot(p) == before
+
+
 # --- defect 2: the lock never follows a link nor truncates another file -------------------------
 
 @pytest.mark.parametrize("how", ["symlink", "dangling symlink", "hard link"])
