@@ -18,6 +18,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_core.h"
+
+/* _batch.c: the batched engine and encoder */
+extern PyMethodDef wk_batch_methods[];
+int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
+
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
 /* The pieces this encoder writes: (enum id, name in observation.PIECES, size). */
@@ -236,9 +242,10 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * inside obs_size, so that a layout change without a matching change here fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *table, *trumps;
+    PyObject *table, *trumps, *scales = NULL;
     Py_ssize_t size, actions;
-    if (!PyArg_ParseTuple(args, "O!nnO", &PyDict_Type, &table, &size, &actions, &trumps))
+    if (!PyArg_ParseTuple(args, "O!nnO|O", &PyDict_Type, &table, &size, &actions, &trumps,
+                          &scales))
         return NULL;
     obs_size = -1;  /* unusable until configured right */
     if (PyDict_Size(table) != N_LAYOUT || PySequence_Length(trumps) != 4 || actions < 1
@@ -267,6 +274,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         Py_DECREF(v);
         if (PyErr_Occurred()) return NULL;
     }
+    if (wk_set_layout(layout, size, scales) < 0) return NULL;
     num_actions = actions;
     obs_size = size;
     Py_RETURN_NONE;
@@ -302,5 +310,10 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
     INTERN(s_escalation_rights, "escalation_rights");
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddFunctions(m, wk_batch_methods) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

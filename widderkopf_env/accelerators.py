@@ -32,7 +32,7 @@ def load_accelerator(name: str, configure, replaces: str):
         return None
     try:
         configure(module)
-    except (TypeError, ValueError) as err:  # a stale build from another version
+    except (AttributeError, TypeError, ValueError) as err:  # a stale build
         warnings.warn(f"{name} does not fit this version ({err}); using the pure-Python "
                       f"{replaces}. Reinstall widderkopf-env to rebuild it.",
                       RuntimeWarning, stacklevel=3)

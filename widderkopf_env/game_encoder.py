@@ -25,7 +25,19 @@ import struct
 import numpy as np
 
 from .accelerators import load_accelerator
-from .cards import HAND_SIZE, NUM_ACTIONS, NUM_CARDS, PILES, TOTAL_POINTS, TRICKS, TRUMP_MASK
+from .cards import (
+    BEATS,
+    FOLLOW,
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PILES,
+    POINTS,
+    SPITZER,
+    TOTAL_POINTS,
+    TRICKS,
+    TRUMP_MASK,
+)
 from .engine_types import Phase
 from .observation import (
     CARD_PIECES,
@@ -175,13 +187,21 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
 
 # --- the optional C accelerator ------------------------------------------------------------
 
+def _configure(module) -> None:
+    """Hand the compiled core the tables it reads: the observation layout and scales
+    (:mod:`~widderkopf_env.observation`) and the rule tables (:mod:`~widderkopf_env.cards`)."""
+    scales = (TOTAL_POINTS, TRICKS, HAND_SIZE, PILES, SCORE_SCALE, HANDS_LEFT_CAP)
+    module.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK), scales)
+    module.configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK)
+
+
 def _load_speedups():
-    """The compiled twin of :func:`_encode_py` (``widderkopf_env/_speedups.c``), or None
-    when it was not built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set
-    to a non-empty value other than ``0``."""
-    return load_accelerator(
-        "widderkopf_env._speedups", replaces="encoder",
-        configure=lambda m: m.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK)))
+    """The compiled twin of :func:`_encode_py` and the batched engine's core
+    (``widderkopf_env/_speedups.c``, ``_batch.c``, ``_core.h``), or None when it was not
+    built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
+    value other than ``0``."""
+    return load_accelerator("widderkopf_env._speedups", replaces="encoder",
+                            configure=_configure)
 
 
 _speedups = _load_speedups()
