@@ -87,6 +87,7 @@ static PyObject *configure_rules(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOO", &follow, &beats, &points, &spitzer, &trumps))
         return NULL;
     rules_ready = 0;
+    wk_init_tables();
     if (PySequence_Length(follow) != 4 || PySequence_Length(beats) != 4) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "configure_rules: FOLLOW and BEATS must have "

@@ -68,6 +68,19 @@ typedef struct {
     const int64_t *hand_value;                                     /* [5][total + 1] */
 } wk_batch;
 
+/* Row b: the 8 bits of byte b, least significant first, as floats and as bytes
+ * (wk_init_tables fills them once). */
+static float wk_byte_floats[256][8];
+static uint8_t wk_byte_bytes[256][8];
+
+static inline void wk_init_tables(void) {
+    for (int v = 0; v < 256; v++)
+        for (int k = 0; k < 8; k++) {
+            wk_byte_floats[v][k] = (float)((v >> k) & 1);
+            wk_byte_bytes[v][k] = (uint8_t)((v >> k) & 1);
+        }
+}
+
 static inline int wk_popcount(uint64_t x) {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_popcountll(x);
@@ -326,7 +339,6 @@ static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_bat
     /* the 0/1 entries: 64-bit words, then spread over the output row */
     uint64_t words[(WK_CARDS * 14 + 64 + 63) / 64 + 1];
     int64_t nbits = L->trick_points;  /* the 0/1 entries come first (checked at configure) */
-    int64_t nwords = (nbits + 63) / 64;
     memset(words, 0, sizeof(words));
 #define WK_PUT(at, value, width)                                                \
     do {                                                                        \
@@ -380,24 +392,23 @@ static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_bat
     const int64_t at[9] = {L->trick_points, L->trick_points + 1, L->tricks_done,
                            L->opp_hand_size, L->face_down, L->face_down + 1,
                            L->match_scores, L->match_scores + 1, L->hands_left};
+    /* byte b of the 0/1 entries spreads over entries 8b..8b+7 through a table row */
+    int64_t nbytes = (nbits + 7) / 8, spread = 8 * nbytes <= L->size ? nbytes : nbytes - 1;
     if (obs32) {
-        for (int64_t w = 0; w < nwords; w++) {
-            uint64_t x = words[w];
-            int64_t base = 64 * w, end = base + 64 < nbits ? base + 64 : nbits;
-            for (int64_t j = base; j < end; j++, x >>= 1) obs32[j] = (float)(x & 1);
-        }
-        for (int64_t j = nbits; j < L->size; j++) obs32[j] = 0.0f;
+        for (int64_t q = 0; q < spread; q++) memcpy(obs32 + 8 * q, wk_byte_floats[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 32);
+        for (int64_t j = 8 * spread; j < L->size; j++)
+            obs32[j] = j < nbits ? (float)((words[j / 64] >> (j % 64)) & 1) : 0.0f;
         for (int k = 0; k < 9; k++) obs32[at[k]] = scaled[k];
     } else {
-        for (int64_t w = 0; w < nwords; w++) {
-            uint64_t x = words[w];
-            int64_t base = 64 * w, end = base + 64 < nbits ? base + 64 : nbits;
-            for (int64_t j = base; j < end; j++, x >>= 1) obs8[j] = (uint8_t)(x & 1);
-        }
-        for (int64_t j = nbits; j < L->size; j++) obs8[j] = 0;
+        for (int64_t q = 0; q < spread; q++) memcpy(obs8 + 8 * q, wk_byte_bytes[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 8);
+        for (int64_t j = 8 * spread; j < L->size; j++)
+            obs8[j] = j < nbits ? (uint8_t)((words[j / 64] >> (j % 64)) & 1) : 0;
         for (int k = 0; k < 9; k++) obs8[at[k]] = (uint8_t)nearbyint((double)scaled[k] * 255.0);
     }
-    for (int a = 0; a < WK_ACTIONS; a++) mask[a] = (int8_t)((legal >> a) & 1);
+    uint8_t lbytes[8];
+    for (int q = 0; q < 8; q++) lbytes[q] = (uint8_t)(legal >> (8 * q));
+    for (int q = 0; q < WK_ACTIONS / 8; q++) memcpy(mask + 8 * q, wk_byte_bytes[lbytes[q]], 8);
+    for (int a = 8 * (WK_ACTIONS / 8); a < WK_ACTIONS; a++) mask[a] = (int8_t)((legal >> a) & 1);
 }
 
 #endif
