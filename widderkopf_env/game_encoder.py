@@ -48,6 +48,8 @@ from .observation import (
     OFFSETS,
     SCALED_PIECES,
     SCORE_SCALE,
+    check_obs_dtype,
+    to_compact,
 )
 
 # --- the bit-packed encoder -------------------------------------------------------------------------
@@ -226,3 +228,16 @@ else:
     encode_game = _encode_py
 
 
+
+
+def encoder_for(obs_dtype=np.float32):
+    """``encode_game`` for an env's ``obs_dtype``: itself for float32, and for the compact
+    uint8 form its observation through :func:`~widderkopf_env.observation.to_compact`."""
+    if check_obs_dtype(obs_dtype) == np.float32:
+        return encode_game
+
+    def encode_compact(game, player: int, over: bool = False):
+        obs, mask = encode_game(game, player, over)
+        return to_compact(obs), mask
+
+    return encode_compact
