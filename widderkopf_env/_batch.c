@@ -195,18 +195,21 @@ typedef struct {
     wk_batch b;
     Py_buffer views[N_FIELDS + 1];
     int nviews;
+    PyObject *hold;  /* the cache the pointers come from, kept alive during the call */
 } bound_batch;
 
 static void unbind(bound_batch *bb) {
     for (int k = 0; k < bb->nviews; k++) PyBuffer_Release(&bb->views[k]);
     bb->nviews = 0;
+    Py_CLEAR(bb->hold);
 }
 
 /* game._cvariant: (n, tricks, win, total, schneider, spitzer, deck, trump_mask[4],
  * hand_value (5, total + 1) int64), set by VecGame at construction */
-static int bind(PyObject *game, bound_batch *bb) {
+static int bind_fresh(PyObject *game, bound_batch *bb) {
     memset(&bb->b, 0, sizeof(bb->b));
     bb->nviews = 0;
+    bb->hold = NULL;
     if (!rules_ready) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_rules() was not called");
         return -1;
@@ -259,6 +262,99 @@ static int bind(PyObject *game, bound_batch *bb) {
         *(void **)((char *)b + f->offset) = bb->views[bb->nviews].buf;
         bb->nviews++;
     }
+    return 0;
+}
+
+/* The arrays a VecGame was last bound with, kept (with their buffers) in a capsule at
+ * game._cbind: a later call whose game holds the very same objects reuses the pointers
+ * instead of asking every array for its buffer again. Arrays replaced (the vector env's
+ * rollback assigns copies) are other objects, so the game is bound afresh. */
+#define CACHE_NAME "widderkopf_env._batch.bound"
+typedef struct {
+    bound_batch bb;
+    PyObject *cv;
+    PyObject *objs[N_FIELDS];
+} bind_cache;
+
+static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
+
+static int intern_names(void) {
+    if (s_cbind != NULL) return 0;
+    for (int k = 0; k < N_FIELDS; k++)
+        if ((field_names[k] = PyUnicode_InternFromString(FIELDS[k].name)) == NULL) return -1;
+    if ((s_cvariant = PyUnicode_InternFromString("_cvariant")) == NULL) return -1;
+    s_cbind = PyUnicode_InternFromString("_cbind");
+    return s_cbind == NULL ? -1 : 0;
+}
+
+static void cache_clear(bind_cache *c) {
+    unbind(&c->bb);
+    Py_CLEAR(c->cv);
+    for (int k = 0; k < N_FIELDS; k++) Py_CLEAR(c->objs[k]);
+}
+
+static void cache_free(PyObject *capsule) {
+    bind_cache *c = (bind_cache *)PyCapsule_GetPointer(capsule, CACHE_NAME);
+    if (c == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    cache_clear(c);
+    PyMem_Free(c);
+}
+
+/* 1: game holds the objects of the cache; 0: not (or an attribute is missing) */
+static int cache_fits(PyObject *game, const bind_cache *c) {
+    PyObject *cv = PyObject_GetAttr(game, s_cvariant);
+    int same = cv == c->cv;
+    Py_XDECREF(cv);
+    for (int k = 0; same && k < N_FIELDS; k++) {
+        PyObject *obj = PyObject_GetAttr(game, field_names[k]);
+        same = obj == c->objs[k];
+        Py_XDECREF(obj);
+    }
+    PyErr_Clear();
+    return same;
+}
+
+static int bind(PyObject *game, bound_batch *bb) {
+    if (intern_names()) return -1;
+    bb->nviews = 0;
+    bb->hold = NULL;
+    PyObject *cap = PyObject_GetAttr(game, s_cbind);
+    if (cap == NULL) PyErr_Clear();
+    if (cap != NULL && PyCapsule_IsValid(cap, CACHE_NAME)) {
+        bind_cache *c = (bind_cache *)PyCapsule_GetPointer(cap, CACHE_NAME);
+        if (cache_fits(game, c)) {
+            bb->b = c->bb.b;
+            bb->hold = cap;  /* released by unbind */
+            return 0;
+        }
+    }
+    Py_XDECREF(cap);
+    bind_cache *c = (bind_cache *)PyMem_Calloc(1, sizeof(bind_cache));
+    if (c == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (bind_fresh(game, &c->bb)) {
+        PyMem_Free(c);
+        return -1;
+    }
+    c->cv = PyObject_GetAttr(game, s_cvariant);
+    for (int k = 0; c->cv != NULL && k < N_FIELDS; k++) c->objs[k] = PyObject_GetAttr(game, field_names[k]);
+    cap = PyErr_Occurred() ? NULL : PyCapsule_New(c, CACHE_NAME, cache_free);
+    if (cap == NULL) {
+        cache_clear(c);
+        PyMem_Free(c);
+        return -1;
+    }
+    if (PyObject_SetAttr(game, s_cbind, cap) < 0) {
+        Py_DECREF(cap);
+        return -1;
+    }
+    bb->b = c->bb.b;
+    bb->hold = cap;
     return 0;
 }
 

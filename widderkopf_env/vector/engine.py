@@ -132,6 +132,13 @@ class VecGame:
                           int(v.spitzer), v.deck, tuple(int(x) for x in t.trump_mask[:4]),
                           t.hand_value)
 
+    def __getstate__(self) -> dict:
+        """The state for ``copy.deepcopy`` and pickle: the arrays, without the C core's
+        binding to them (``_cbind``, rebuilt at the next call)."""
+        state = self.__dict__.copy()
+        state.pop("_cbind", None)
+        return state
+
     # --- set-up ------------------------------------------------------------------------
 
     def new_matches(self, idx, first_dealer, num_hands, scores=None) -> None:
