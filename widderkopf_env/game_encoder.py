@@ -207,6 +207,9 @@ def _load_speedups():
 
 
 _speedups = _load_speedups()
+#: The compiled core (the ``widderkopf_env._speedups`` module, configured), or None: the
+#: batched engine and encoder (:mod:`widderkopf_env.vector`) step in C through it.
+CORE = _speedups
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
 ACCELERATED: bool = _speedups is not None
 _F32 = np.dtype(np.float32)

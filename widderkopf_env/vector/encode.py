@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import HAND_SIZE, NUM_ACTIONS, PILES, TOTAL_POINTS, TRICKS
-from ..game_encoder import _speedups as _core
+from ..game_encoder import CORE as _core
 from ..observation import (
     CARD_PIECES,
     FLAG_PIECES,

@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import ESCALATE, NUM_ACTIONS, PILES, TRUMP_ACTION, get_variant
-from ..game_encoder import _speedups as _core
+from ..game_encoder import CORE as _core
 from ..rules import Phase
 from .tables import (
     ANSWER_BITS,
