@@ -18,7 +18,8 @@ setup(
     ext_modules=[
         Extension(
             "widderkopf_env._speedups",
-            sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c"],
+            sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
+                     "widderkopf_env/_scalar.c"],
             depends=["widderkopf_env/_core.h"],
             optional=True,
         ),

@@ -24,6 +24,9 @@
 
 static wk_rules rules;
 static int rules_ready = 0;
+
+/* the tables for _scalar.c */
+const wk_rules *wk_get_rules(void) { return &rules; }
 static wk_layout obs_layout;
 static int layout_ready = 0;
 #define WK_MAX_THREADS 64

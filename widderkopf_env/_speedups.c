@@ -22,6 +22,7 @@
 
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
+extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot paths */
 int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
@@ -311,7 +312,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
     INTERN(s_escalation_rights, "escalation_rights");
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddFunctions(m, wk_batch_methods) < 0) {
+    if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
+                      || PyModule_AddFunctions(m, wk_scalar_methods) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

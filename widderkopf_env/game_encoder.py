@@ -26,17 +26,14 @@ import numpy as np
 
 from .accelerators import load_accelerator
 from .cards import (
-    BEATS,
-    FOLLOW,
     HAND_SIZE,
     NUM_ACTIONS,
     NUM_CARDS,
     PILES,
-    POINTS,
-    SPITZER,
     TOTAL_POINTS,
     TRICKS,
     TRUMP_MASK,
+    core_tables,
 )
 from .engine_types import Phase
 from .observation import (
@@ -194,7 +191,7 @@ def _configure(module) -> None:
     (:mod:`~widderkopf_env.observation`) and the rule tables (:mod:`~widderkopf_env.cards`)."""
     scales = (TOTAL_POINTS, TRICKS, HAND_SIZE, PILES, SCORE_SCALE, HANDS_LEFT_CAP)
     module.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK), scales)
-    module.configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK)
+    module.configure_rules(*core_tables())
 
 
 def _load_speedups():

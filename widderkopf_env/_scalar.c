@@ -1,0 +1,358 @@
+/* The scalar Game's hot paths in C: the legal set and apply() of rules.Game.
+ *
+ * rules.Game keeps its state in __slots__ (Python ints and lists); configure_game(Game,
+ * names) finds each slot's offset from the class's member descriptors once, so these
+ * functions read and write the slots directly, with _core.h's tables (configure_rules).
+ * They do what Game._LEGAL and Game._APPLY do, phase by phase; the rare steps stay in
+ * Python and are called from here: the error of an illegal action (Game._reject, before
+ * anything changes) and the end of a hand (Game._finish_hand). rules.py uses them where
+ * the accelerator is loaded; tests/core/test_core_game.py compares both at every
+ * decision.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+
+#include "_core.h"
+
+const wk_rules *wk_get_rules(void);
+
+#define SLOT_LIST(X)                                                                     \
+    X(S_PHASE, "phase") X(S_CURRENT, "current") X(S_TRUMP, "trump") X(S_DEALER, "dealer") \
+    X(S_HAND, "hand") X(S_UP, "up") X(S_DOWN, "down") X(S_UPBITS, "upbits")              \
+    X(S_COVERED, "covered") X(S_DISCARD, "discard") X(S_WON, "won")                      \
+    X(S_TRICK_POINTS, "trick_points") X(S_PLAYED, "played") X(S_LEAD, "lead")            \
+    X(S_LEAD_PILE, "lead_pile") X(S_LEADER, "leader") X(S_TRICKS, "tricks")              \
+    X(S_LEVEL, "level") X(S_CRACKER, "cracker") X(S_RECRACKER, "recracker")              \
+    X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")
+#define AS_ENUM(id, name) id,
+#define AS_NAME(id, name) name,
+enum { SLOT_LIST(AS_ENUM) N_SLOTS };
+static const char *const slot_name[N_SLOTS] = { SLOT_LIST(AS_NAME) };
+static Py_ssize_t slot_offset[N_SLOTS];
+static PyTypeObject *game_type = NULL;
+static PyObject *s_reject, *s_finish_hand, *s_tricks;
+
+#define SLOT(game, k) (*(PyObject **)((char *)(game) + slot_offset[k]))
+
+/* ---- slots ---------------------------------------------------------------------------- */
+
+static int get_long(PyObject *game, int k, long long *out) {
+    PyObject *v = SLOT(game, k);
+    if (v == NULL || !PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "Game.%s must be an int", slot_name[k]);
+        return -1;
+    }
+    *out = PyLong_AsLongLong(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int set_long(PyObject *game, int k, long long value) {
+    PyObject *v = PyLong_FromLongLong(value);
+    if (v == NULL) return -1;
+    PyObject *old = SLOT(game, k);
+    SLOT(game, k) = v;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* game.<k> as a list of `size` items */
+static PyObject *get_list(PyObject *game, int k, Py_ssize_t size) {
+    PyObject *v = SLOT(game, k);
+    if (v == NULL || !PyList_Check(v) || PyList_GET_SIZE(v) != size) {
+        PyErr_Format(PyExc_TypeError, "Game.%s must be a list of %zd", slot_name[k], size);
+        return NULL;
+    }
+    return v;
+}
+
+static int item_u64(PyObject *list, Py_ssize_t i, uint64_t *out) {
+    *out = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(list, i));
+    return (*out == (uint64_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int item_long(PyObject *list, Py_ssize_t i, long long *out) {
+    *out = PyLong_AsLongLong(PyList_GET_ITEM(list, i));
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int set_item_u64(PyObject *list, Py_ssize_t i, uint64_t value) {
+    PyObject *v = PyLong_FromUnsignedLongLong(value);
+    return v == NULL ? -1 : PyList_SetItem(list, i, v);
+}
+
+static int set_item_long(PyObject *list, Py_ssize_t i, long long value) {
+    PyObject *v = PyLong_FromLongLong(value);
+    return v == NULL ? -1 : PyList_SetItem(list, i, v);
+}
+
+/* ---- the rules on a Game ----------------------------------------------------------------- */
+
+/* Game._may_escalate */
+static int may_escalate(PyObject *game, long long player, long long phase, int *out) {
+    long long level, cracker;
+    uint64_t played;
+    PyObject *pl = get_list(game, S_PLAYED, 2);
+    if (pl == NULL || get_long(game, S_LEVEL, &level) || get_long(game, S_CRACKER, &cracker)
+        || item_u64(pl, player, &played))
+        return -1;
+    if (level >= WK_MAX_LEVEL || played || phase == WK_OVER) *out = 0;
+    else if (level == 0) *out = 1;
+    else *out = player == (level % 2 == 0 ? cracker : 1 - cracker);
+    return 0;
+}
+
+/* Game._LEGAL[phase](game) */
+static int legal_of(PyObject *game, uint64_t *out) {
+    long long phase, p = -1;
+    if (get_long(game, S_PHASE, &phase)) return -1;
+    if (phase == WK_OVER) {
+        *out = 0;
+        return 0;
+    }
+    if (phase == WK_TRUMP) {
+        *out = UINT64_C(0xF) << WK_TRUMP_ACTION;
+        return 0;
+    }
+    if (phase == WK_ANSWER) {
+        *out = (UINT64_C(1) << WK_ESCALATE) | (UINT64_C(1) << WK_PASS);
+        return 0;
+    }
+    if (get_long(game, S_CURRENT, &p)) return -1;
+    if (p != 0 && p != 1) {
+        PyErr_SetString(PyExc_ValueError, "Game.current must be 0 or 1 while playing");
+        return -1;
+    }
+    PyObject *hand = get_list(game, S_HAND, 2);
+    uint64_t h, up;
+    if (hand == NULL || item_u64(hand, p, &h)) return -1;
+    if (phase == WK_DISCARD) {
+        *out = h;
+        return 0;
+    }
+    PyObject *upbits = get_list(game, S_UPBITS, 2);
+    long long lead, trump;
+    if (upbits == NULL || item_u64(upbits, p, &up) || get_long(game, S_LEAD, &lead)
+        || get_long(game, S_TRUMP, &trump))
+        return -1;
+    uint64_t m = h | up;
+    if (lead >= 0 && lead < WK_CARDS && trump >= 0 && trump < 4) {
+        uint64_t f = m & wk_get_rules()->follow[trump][lead];
+        if (f) m = f;
+    }
+    int may;
+    if (may_escalate(game, p, phase, &may)) return -1;
+    if (may) m |= UINT64_C(1) << WK_ESCALATE;
+    *out = m;
+    return 0;
+}
+
+static int check_game(PyObject *game) {
+    if (game_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_game() was not called");
+        return -1;
+    }
+    if (!PyObject_TypeCheck(game, game_type)) {
+        PyErr_SetString(PyExc_TypeError, "expected a widderkopf_env.rules.Game");
+        return -1;
+    }
+    return 0;
+}
+
+/* legal_mask(game) -> int: Game.legal_mask, cached in game._legal */
+static PyObject *game_legal(PyObject *self, PyObject *game) {
+    (void)self;
+    long long cached;
+    uint64_t m;
+    if (check_game(game) || get_long(game, S_LEGAL, &cached)) return NULL;
+    if (cached >= 0) return PyLong_FromLongLong(cached);
+    if (legal_of(game, &m) || set_long(game, S_LEGAL, (long long)m)) return NULL;
+    return PyLong_FromUnsignedLongLong(m);
+}
+
+static int raise_level(PyObject *game, long long player) {
+    long long level;
+    if (get_long(game, S_LEVEL, &level) || set_long(game, S_LEVEL, level + 1)) return -1;
+    if (level + 1 == 1) return set_long(game, S_CRACKER, player);
+    if (level + 1 == 2) return set_long(game, S_RECRACKER, player);
+    return 0;
+}
+
+static int turn_over(PyObject *game, long long pile) {
+    PyObject *up = get_list(game, S_UP, 10), *down = get_list(game, S_DOWN, 10),
+             *upbits = get_list(game, S_UPBITS, 2);
+    long long card;
+    uint64_t bits;
+    if (up == NULL || down == NULL || upbits == NULL || item_long(down, pile, &card)
+        || item_u64(upbits, pile / WK_PILES, &bits))
+        return -1;
+    if (set_item_long(down, pile, -1) || set_item_long(up, pile, card)) return -1;
+    return set_item_u64(upbits, pile / WK_PILES, bits | (UINT64_C(1) << card));
+}
+
+/* Game._apply_play for a card */
+static int play_card(PyObject *game, long long p, long long card) {
+    const wk_rules *r = wk_get_rules();
+    PyObject *hand = get_list(game, S_HAND, 2), *played = get_list(game, S_PLAYED, 2);
+    uint64_t bit = UINT64_C(1) << card, h, pl;
+    long long pile = -1, lead, trump;
+    if (hand == NULL || played == NULL || item_u64(hand, p, &h) || item_u64(played, p, &pl)
+        || get_long(game, S_LEAD, &lead) || get_long(game, S_TRUMP, &trump))
+        return -1;
+    if (h & bit) {
+        if (set_item_u64(hand, p, h ^ bit)) return -1;
+    } else {  /* a face-up card from pile i (R13); what lies under it turns over later */
+        PyObject *upbits = get_list(game, S_UPBITS, 2), *up = get_list(game, S_UP, 10),
+                 *down = get_list(game, S_DOWN, 10), *covered = get_list(game, S_COVERED, 2);
+        uint64_t ub, cov;
+        if (upbits == NULL || up == NULL || down == NULL || covered == NULL
+            || item_u64(upbits, p, &ub) || set_item_u64(upbits, p, ub ^ bit))
+            return -1;
+        long long i = 5 * p, top = -2, under;
+        for (; i < 5 * p + 5; i++) {
+            if (item_long(up, i, &top)) return -1;
+            if (top == card) break;
+        }
+        if (top != card) {
+            PyErr_SetString(PyExc_RuntimeError, "the card is neither in hand nor face up");
+            return -1;
+        }
+        if (set_item_long(up, i, -1) || item_long(down, i, &under)) return -1;
+        if (under >= 0) {
+            pile = i;
+            if (item_u64(covered, p, &cov) || set_item_u64(covered, p, cov & ~bit)) return -1;
+        }
+    }
+    if (set_item_u64(played, p, pl | bit)) return -1;
+    if (lead < 0) {
+        if (set_long(game, S_LEAD, card) || set_long(game, S_LEAD_PILE, pile)
+            || set_long(game, S_CURRENT, 1 - p))
+            return -1;
+        return 0;
+    }
+    long long leader = 1 - p, lead_pile, tp;
+    long long winner = r->beats[trump][lead * WK_CARDS + card] ? p : leader;
+    PyObject *won = get_list(game, S_WON, 2), *points = get_list(game, S_TRICK_POINTS, 2);
+    PyObject *tricks = SLOT(game, S_TRICKS);
+    uint64_t w;
+    if (won == NULL || points == NULL || tricks == NULL || !PyList_Check(tricks)
+        || item_u64(won, winner, &w) || item_long(points, winner, &tp)
+        || get_long(game, S_LEAD_PILE, &lead_pile))
+        return -1;
+    if (set_item_u64(won, winner, w | (UINT64_C(1) << lead) | bit)
+        || set_item_long(points, winner, tp + (long long)(r->points[lead] + r->points[card])))
+        return -1;
+    PyObject *trick = Py_BuildValue("(LLLL)", leader, lead, card, winner);
+    if (trick == NULL) return -1;
+    int err = PyList_Append(tricks, trick);
+    Py_DECREF(trick);
+    if (err) return -1;
+    if (lead_pile >= 0 && turn_over(game, lead_pile)) return -1;
+    if (pile >= 0 && turn_over(game, pile)) return -1;
+    if (set_long(game, S_LEAD, -1) || set_long(game, S_LEAD_PILE, -1)) return -1;
+    PyObject *variant = SLOT(game, S_VARIANT), *n_obj;
+    if (variant == NULL || (n_obj = PyObject_GetAttr(variant, s_tricks)) == NULL) return -1;
+    long long n = PyLong_AsLongLong(n_obj);
+    Py_DECREF(n_obj);
+    if (n == -1 && PyErr_Occurred()) return -1;
+    if (PyList_GET_SIZE(tricks) == n) {
+        PyObject *done = PyObject_CallMethodNoArgs(game, s_finish_hand);
+        Py_XDECREF(done);
+        return done == NULL ? -1 : 0;
+    }
+    return set_long(game, S_CURRENT, winner) || set_long(game, S_LEADER, winner) ? -1 : 0;
+}
+
+/* apply(game, action): Game.apply for an int action */
+static PyObject *game_apply(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "game_apply(game, action) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *game = args[0];
+    long long a = PyLong_AsLongLong(args[1]), cached, phase, p = -1, dealer;
+    uint64_t m;
+    if (a == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+        PyErr_Clear();
+        a = WK_ACTIONS;  /* out of range: rejected below, named as given */
+    }
+    if (check_game(game) || get_long(game, S_LEGAL, &cached) || get_long(game, S_PHASE, &phase))
+        return NULL;
+    if (cached >= 0) m = (uint64_t)cached;
+    else if (legal_of(game, &m) || set_long(game, S_LEGAL, (long long)m)) return NULL;
+    if (a < 0 || a >= WK_ACTIONS || !((m >> a) & 1)) {  /* Game._reject raises */
+        PyObject *r = PyObject_CallMethod(game, "_reject", "OK", args[1], (unsigned long long)m);
+        Py_XDECREF(r);
+        if (r != NULL) PyErr_SetString(PyExc_RuntimeError, "Game._reject did not raise");
+        return NULL;
+    }
+    PyObject *history = SLOT(game, S_HISTORY);
+    if (history == NULL || !PyList_Check(history) || set_long(game, S_LEGAL, -1)
+        || PyList_Append(history, args[1]) || get_long(game, S_DEALER, &dealer))
+        return NULL;
+    if (phase != WK_TRUMP && get_long(game, S_CURRENT, &p)) return NULL;
+    int err = 0;
+    if (phase == WK_TRUMP) {
+        err = set_long(game, S_TRUMP, a - WK_TRUMP_ACTION) || set_long(game, S_PHASE, WK_DISCARD)
+            || set_long(game, S_CURRENT, 1 - dealer);
+    } else if (phase == WK_DISCARD) {
+        PyObject *hand = get_list(game, S_HAND, 2), *discard = get_list(game, S_DISCARD, 2);
+        uint64_t h;
+        err = hand == NULL || discard == NULL || item_u64(hand, p, &h)
+            || set_item_u64(hand, p, h ^ (UINT64_C(1) << a)) || set_item_long(discard, p, a);
+        if (!err && p == dealer)
+            err = set_long(game, S_PHASE, WK_PLAY) || set_long(game, S_CURRENT, 1 - dealer);
+        else if (!err)
+            err = set_long(game, S_CURRENT, dealer);
+    } else if (phase == WK_ANSWER) {
+        err = (a == WK_ESCALATE && raise_level(game, p)) || set_long(game, S_PHASE, WK_PLAY)
+            || set_long(game, S_CURRENT, 1 - p);
+    } else if (a >= WK_CARDS) {  /* the due player escalates; the other answers if they may */
+        int may;
+        err = raise_level(game, p) || may_escalate(game, 1 - p, phase, &may);
+        if (!err && may)
+            err = set_long(game, S_PHASE, WK_ANSWER) || set_long(game, S_CURRENT, 1 - p);
+    } else {
+        err = play_card(game, p, a);
+    }
+    if (err) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* configure_game(Game, names): the offsets of Game's slots */
+static PyObject *configure_game(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *type;
+    if (!PyArg_ParseTuple(args, "O!", &PyType_Type, &type)) return NULL;
+    Py_CLEAR(game_type);
+    for (int k = 0; k < N_SLOTS; k++) {
+        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, slot_name[k]);
+        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_ValueError, "configure_game: Game has no slot %s",
+                         slot_name[k]);
+            return NULL;
+        }
+        slot_offset[k] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    if ((s_reject == NULL && (s_reject = PyUnicode_InternFromString("_reject")) == NULL)
+        || (s_finish_hand == NULL
+            && (s_finish_hand = PyUnicode_InternFromString("_finish_hand")) == NULL)
+        || (s_tricks == NULL && (s_tricks = PyUnicode_InternFromString("tricks")) == NULL))
+        return NULL;
+    Py_INCREF(type);
+    game_type = (PyTypeObject *)type;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef wk_scalar_methods[] = {
+    {"configure_game", configure_game, METH_VARARGS,
+     "configure_game(Game): the slots the scalar functions read and write"},
+    {"game_legal", game_legal, METH_O, "game_legal(game) -> Game.legal_mask"},
+    {"game_apply", (PyCFunction)(void (*)(void))game_apply, METH_FASTCALL,
+     "game_apply(game, action): Game.apply for an int action"},
+    {NULL, NULL, 0, NULL},
+};
