@@ -171,6 +171,29 @@ static PyObject *game_legal(PyObject *self, PyObject *game) {
     return PyLong_FromUnsignedLongLong(m);
 }
 
+/* legal_actions(game) -> list: Game.legal_actions, the mask cached in game._legal */
+static PyObject *game_legal_actions(PyObject *self, PyObject *game) {
+    (void)self;
+    long long cached;
+    uint64_t m;
+    if (check_game(game) || get_long(game, S_LEGAL, &cached)) return NULL;
+    if (cached >= 0) m = (uint64_t)cached;
+    else if (legal_of(game, &m) || set_long(game, S_LEGAL, (long long)m)) return NULL;
+    PyObject *out = PyList_New(wk_popcount(m));
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0; m; m &= m - 1, k++) {
+        int a = 0;
+        while (!((m >> a) & 1)) a++;
+        PyObject *v = PyLong_FromLong(a);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, k, v);
+    }
+    return out;
+}
+
 static int raise_level(PyObject *game, long long player) {
     long long level;
     if (get_long(game, S_LEVEL, &level) || set_long(game, S_LEVEL, level + 1)) return -1;
@@ -352,6 +375,8 @@ PyMethodDef wk_scalar_methods[] = {
     {"configure_game", configure_game, METH_VARARGS,
      "configure_game(Game): the slots the scalar functions read and write"},
     {"game_legal", game_legal, METH_O, "game_legal(game) -> Game.legal_mask"},
+    {"game_legal_actions", game_legal_actions, METH_O,
+     "game_legal_actions(game) -> Game.legal_actions()"},
     {"game_apply", (PyCFunction)(void (*)(void))game_apply, METH_FASTCALL,
      "game_apply(game, action): Game.apply for an int action"},
     {NULL, NULL, 0, NULL},

@@ -226,6 +226,8 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
+        if _core_actions is not None:
+            return _core_actions(self)
         m = self._legal
         if m < 0:
             m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
@@ -493,4 +495,5 @@ def _configure_core(module) -> None:
 
 # The compiled core's apply and legal set for Game (None: Game runs in Python).
 _core = load_accelerator("widderkopf_env._speedups", _configure_core, replaces="Game.apply")
-_core_apply, _core_legal = (_core.game_apply, _core.game_legal) if _core else (None, None)
+_core_apply, _core_legal, _core_actions = (
+    (_core.game_apply, _core.game_legal, _core.game_legal_actions) if _core else (None,) * 3)
