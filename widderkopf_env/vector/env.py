@@ -219,13 +219,15 @@ class WidderkopfVectorEnv(VectorEnv):
         everyone = g.all
         counted = g.res_count.copy()
         mover = g.current.copy()
-        ok = everyone[~bad]
-        g.apply(ok, actions[ok])
+        any_bad = bool(bad.any())
+        ok = everyone[~bad] if any_bad else everyone
+        g.apply(ok, actions[ok] if any_bad else actions)
         x0 = np.zeros(n)
-        x0[ok] = self._ledger.settle(g, ok)
+        every = ok if any_bad else slice(None)  # a slice: no gathers on the common path
+        x0[every] = self._ledger.settle(g, every)
         if not self.self_play:
             x0 = x0 + self._play_opponents(ok)
-        penalty = self._penalty() if bad.any() else None
+        penalty = self._penalty() if any_bad else None
         if self.self_play:
             seat_rewards = np.stack([x0, -x0], axis=1)
             if penalty is not None:
