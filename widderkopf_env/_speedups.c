@@ -57,7 +57,7 @@ static uint64_t trump_cards[4];
 static PyObject *s_hand, *s_upbits, *s_covered, *s_discard, *s_played, *s_won, *s_current,
     *s_phase, *s_trump, *s_cracker, *s_level, *s_dealer, *s_chooser, *s_leader, *s_lead,
     *s_lead_pile, *s_num_hands, *s_hand_no, *s_trick_points, *s_scores, *s_tricks,
-    *s_legal_mask, *s_escalation_rights;
+    *s_legal_mask;
 
 /* ---- reading the game ------------------------------------------------------------------ */
 
@@ -163,17 +163,10 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int my_pending = lead_pile >= 0 && lead_pile / 5 == p;
     int opp_pending = lead_pile >= 0 && !my_pending;
     int may_me = 0, may_opp = 0;
-    if (!(my_played && opp_played)) {  /* nobody may escalate once both have played (R11) */
-        PyObject *r = PyObject_CallMethodNoArgs(game, s_escalation_rights);
-        if (r == NULL) return NULL;
-        PyObject *a = PySequence_GetItem(r, p), *b = a ? PySequence_GetItem(r, o) : NULL;
-        Py_DECREF(r);
-        if (b == NULL) { Py_XDECREF(a); return NULL; }
-        may_me = PyObject_IsTrue(a);
-        may_opp = PyObject_IsTrue(b);
-        Py_DECREF(a);
-        Py_DECREF(b);
-        if (may_me < 0 || may_opp < 0) return NULL;
+    if (!(my_played && opp_played) && phase != 4) {  /* Game.escalation_rights (R11) */
+        long turn = level % 2 == 0 ? cracker : 1 - cracker;
+        may_me = level < 4 && !my_played && (level == 0 || p == turn);
+        may_opp = level < 4 && !opp_played && (level == 0 || o == turn);
     }
 
     PyObject *obs_buf = PyByteArray_FromStringAndSize(NULL, obs_size * (Py_ssize_t)sizeof(float));
@@ -310,7 +303,6 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_lead_pile, "lead_pile"); INTERN(s_num_hands, "num_hands");
     INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
-    INTERN(s_escalation_rights, "escalation_rights");
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
                       || PyModule_AddFunctions(m, wk_scalar_methods) < 0)) {

@@ -221,7 +221,7 @@ class Game:
         """The legal actions as a 42-bit int (bit ``a`` set when action ``a`` is legal)."""
         m = self._legal
         if m < 0:
-            m = self._legal = self._LEGAL[self.phase](self)
+            m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
         return m
 
     def legal_actions(self) -> list[int]:
