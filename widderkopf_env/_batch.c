@@ -509,10 +509,17 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
         unbind(&bb);
         return NULL;
     }
-    const int64_t *acts = (const int64_t *)av.buf;
-    for (Py_ssize_t r = 0; r < k; r++) {
+    const int64_t *acts = (const int64_t *)av.buf, *ix = (const int64_t *)iv.buf;
+    for (Py_ssize_t r = 0; r < k; r++) {  /* all checked before anything changes */
         if (acts[r] < 0 || acts[r] >= WK_ACTIONS) {
             PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
+            k = -1;
+            break;
+        }
+        if (!wk_state_ok(&bb.b, ix[r]) || !wk_is_legal(&bb.b, ix[r], acts[r])) {
+            PyErr_Format(PyExc_ValueError, "game %lld: action %lld is not legal (or the "
+                         "game's arrays are out of range); nothing was applied",
+                         (long long)ix[r], (long long)acts[r]);
             k = -1;
             break;
         }
@@ -678,10 +685,16 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
         }
     }
     if (!err) {
-        const int64_t *pl = (const int64_t *)pv.buf;
+        const int64_t *pl = (const int64_t *)pv.buf, *ix = (const int64_t *)iv.buf;
         for (Py_ssize_t r = 0; r < k; r++) {
             if (pl[r] != 0 && pl[r] != 1) {
                 PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
+                err = 1;
+                break;
+            }
+            if (!wk_state_ok(&bb.b, ix[r])) {
+                PyErr_Format(PyExc_ValueError, "game %lld: state out of range",
+                             (long long)ix[r]);
                 err = 1;
                 break;
             }

@@ -308,6 +308,31 @@ static inline int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, int64_t a)
     return need;
 }
 
+/* Whether game i's fields lie in the ranges the functions above index with (a state
+ * written by them always does; the bindings refuse one that does not, so that a
+ * corrupted array raises an error instead of writing out of bounds). */
+static inline int wk_state_ok(const wk_batch *b, int64_t i) {
+    int64_t phase = b->phase[i], cur = b->current[i];
+    if (phase < WK_TRUMP || phase > WK_OVER || b->trump[i] < -1 || b->trump[i] > 3
+        || b->level[i] < 0 || b->level[i] > WK_MAX_LEVEL || b->lead[i] < -1
+        || b->lead[i] >= WK_CARDS || b->lead_pile[i] < -1 || b->lead_pile[i] >= 2 * WK_PILES
+        || b->ntricks[i] < 0 || b->ntricks[i] >= b->ntricks_per_hand + (phase == WK_OVER)
+        || b->hlen[i] < 0 || cur < -1 || cur > 1 || (phase != WK_OVER && cur < 0)
+        || (phase >= WK_PLAY && phase != WK_OVER && b->trump[i] < 0)
+        || (b->lead[i] >= 0 && b->trump[i] < 0))
+        return 0;
+    for (int p = 0; p < 2; p++) {
+        int64_t d = b->discard[2 * i + p];
+        if (d < -1 || d >= WK_CARDS) return 0;
+        if (phase == WK_OVER && d < 0) return 0;  /* the hand's end reads both discards */
+    }
+    for (int k = 0; k < 2 * WK_PILES; k++) {
+        int64_t u = b->up[10 * i + k], d = b->down[10 * i + k];
+        if (u < -1 || u >= WK_CARDS || d < -1 || d >= WK_CARDS) return 0;
+    }
+    return 1;
+}
+
 static inline int wk_is_legal(const wk_batch *b, int64_t i, int64_t a) {
     return a >= 0 && a < WK_ACTIONS && ((b->legal[i] >> a) & 1);
 }

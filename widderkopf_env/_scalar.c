@@ -202,14 +202,20 @@ static int raise_level(PyObject *game, long long player) {
     return 0;
 }
 
+static int out_of_range(void) {
+    PyErr_SetString(PyExc_ValueError, "game state out of range");
+    return -1;
+}
+
 static int turn_over(PyObject *game, long long pile) {
     PyObject *up = get_list(game, S_UP, 10), *down = get_list(game, S_DOWN, 10),
              *upbits = get_list(game, S_UPBITS, 2);
     long long card;
     uint64_t bits;
-    if (up == NULL || down == NULL || upbits == NULL || item_long(down, pile, &card)
-        || item_u64(upbits, pile / WK_PILES, &bits))
-        return -1;
+    if (up == NULL || down == NULL || upbits == NULL) return -1;
+    if (pile < 0 || pile >= 2 * WK_PILES) return out_of_range();
+    if (item_long(down, pile, &card) || item_u64(upbits, pile / WK_PILES, &bits)) return -1;
+    if (card < 0 || card >= WK_CARDS) return out_of_range();
     if (set_item_long(down, pile, -1) || set_item_long(up, pile, card)) return -1;
     return set_item_u64(upbits, pile / WK_PILES, bits | (UINT64_C(1) << card));
 }
@@ -223,6 +229,7 @@ static int play_card(PyObject *game, long long p, long long card) {
     if (hand == NULL || played == NULL || item_u64(hand, p, &h) || item_u64(played, p, &pl)
         || get_long(game, S_LEAD, &lead) || get_long(game, S_TRUMP, &trump))
         return -1;
+    if (trump < 0 || trump > 3 || lead < -1 || lead >= WK_CARDS) return out_of_range();
     if (h & bit) {
         if (set_item_u64(hand, p, h ^ bit)) return -1;
     } else {  /* a face-up card from pile i (R13); what lies under it turns over later */

@@ -153,5 +153,15 @@ def test_the_batch_core_rejects_bad_arrays_with_exceptions():
     with pytest.raises(ValueError, match="obs_out must hold"):
         _speedups.vec_encode(game, np.array([0]), np.array([0]), None, obs,
                              np.zeros((1, 42), np.int8), 1)
+    with pytest.raises(ValueError, match="game 1: action 3 is not legal"):
+        game.apply(np.array([0, 1]), np.array([36, 3]))  # a card while trumps are named
+    broken = game.phase.copy()
+    game.phase[2] = 9  # a corrupted array: refused, never indexed with
+    with pytest.raises(ValueError, match="game 2: state out of range"):
+        _speedups.vec_encode(game, np.array([2]), np.array([0]), None,
+                             np.zeros((1, OBS_SIZE), np.float32), np.zeros((1, 42), np.int8), 1)
+    with pytest.raises(ValueError, match="game 2"):
+        _speedups.vec_apply(game, np.array([2]), np.array([36]), need, 1)
+    game.phase = broken
     for name, value in saved.items():  # nothing was changed by the refused calls
         np.testing.assert_array_equal(getattr(game, name), value, err_msg=name)

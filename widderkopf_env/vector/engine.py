@@ -43,7 +43,9 @@ attribute; each thread owns whole games, so any count gives the same arrays). Th
 code here is the reference and the fallback (no compiler, or
 ``WIDDERKOPF_PURE_PYTHON=1``); ``VecGame(..., accelerated=False)`` forces it for one batch,
 and the differential tests step both side by side. :data:`ACCELERATED` says whether the
-core is available.
+core is available. The core checks what it is given: an illegal action (which the numpy
+code would apply unchecked) or arrays out of range raise ``ValueError`` before anything
+changes.
 """
 
 from __future__ import annotations
