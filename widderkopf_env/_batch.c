@@ -29,6 +29,9 @@ static int rules_ready = 0;
 const wk_rules *wk_get_rules(void) { return &rules; }
 static wk_layout obs_layout;
 static int layout_ready = 0;
+
+/* the encoder's layout for _scalar.c (NULL until configure() gave the scales) */
+const wk_layout *wk_get_layout(void) { return layout_ready ? &obs_layout : NULL; }
 #define WK_MAX_THREADS 64
 
 /* ---- tables from Python ---------------------------------------------------------------- */

@@ -68,8 +68,8 @@ typedef struct {
     const int64_t *hand_value;                                     /* [5][total + 1] */
 } wk_batch;
 
-/* Row b: the 8 bits of byte b, least significant first, as floats and as bytes
- * (wk_init_tables fills them once). */
+/* Row b: the 8 bits of byte b, least significant first, as floats and as bytes; each
+ * file that encodes has its own copy and fills it with wk_init_tables before use. */
 static float wk_byte_floats[256][8];
 static uint8_t wk_byte_bytes[256][8];
 

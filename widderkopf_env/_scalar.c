@@ -17,6 +17,8 @@
 #include "_core.h"
 
 const wk_rules *wk_get_rules(void);
+const wk_layout *wk_get_layout(void);
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #define SLOT_LIST(X)                                                                     \
     X(S_PHASE, "phase") X(S_CURRENT, "current") X(S_TRUMP, "trump") X(S_DEALER, "dealer") \
@@ -25,14 +27,16 @@ const wk_rules *wk_get_rules(void);
     X(S_TRICK_POINTS, "trick_points") X(S_PLAYED, "played") X(S_LEAD, "lead")            \
     X(S_LEAD_PILE, "lead_pile") X(S_LEADER, "leader") X(S_TRICKS, "tricks")              \
     X(S_LEVEL, "level") X(S_CRACKER, "cracker") X(S_RECRACKER, "recracker")              \
-    X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")
+    X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")                \
+    X(S_CHOOSER, "chooser") X(S_SCORES, "scores") X(S_HAND_NO, "hand_no")                \
+    X(S_NUM_HANDS, "num_hands")
 #define AS_ENUM(id, name) id,
 #define AS_NAME(id, name) name,
 enum { SLOT_LIST(AS_ENUM) N_SLOTS };
 static const char *const slot_name[N_SLOTS] = { SLOT_LIST(AS_NAME) };
 static Py_ssize_t slot_offset[N_SLOTS];
 static PyTypeObject *game_type = NULL;
-static PyObject *s_reject, *s_finish_hand, *s_tricks;
+static PyObject *s_reject, *s_finish_hand, *s_tricks, *s_deck;
 
 #define SLOT(game, k) (*(PyObject **)((char *)(game) + slot_offset[k]))
 
@@ -352,12 +356,113 @@ static PyObject *game_apply(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
+/* game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8):
+ * _speedups.encode for a Game, its fields read from the slots and written by _core.h's
+ * wk_encode (a one-game batch); any other object goes to _speedups.encode */
+static PyObject *game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || game_type == NULL || !PyObject_TypeCheck(args[0], game_type)
+        || wk_get_layout() == NULL)
+        return wk_encode_by_attrs(self, args, nargs);
+    PyObject *game = args[0];
+    long long p = PyLong_AsLongLong(args[1]), legal_cached;
+    if (p == -1 && PyErr_Occurred()) return NULL;
+    if (p != 0 && p != 1) {
+        PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
+        return NULL;
+    }
+    int over = PyObject_IsTrue(args[2]);
+    if (over < 0) return NULL;
+    /* game as a batch of one */
+    uint64_t hand[2], upbits[2], covered[2], played[2], won[2], legal = 0, deck;
+    int64_t discard[2], trick_points[2], scores[2], phase, current, trump, dealer, chooser,
+        leader, lead, lead_pile, level, cracker, hand_no, num_hands, ntricks, hlen = 0,
+        up[10], down[10];
+    long long v;
+    struct { int slot; int64_t *out; } longs[] = {
+        {S_PHASE, &phase}, {S_TRUMP, &trump}, {S_DEALER, &dealer}, {S_CHOOSER, &chooser},
+        {S_LEADER, &leader}, {S_LEAD, &lead}, {S_LEAD_PILE, &lead_pile}, {S_LEVEL, &level},
+        {S_CRACKER, &cracker}, {S_HAND_NO, &hand_no}, {S_NUM_HANDS, &num_hands}};
+    for (size_t k = 0; k < sizeof(longs) / sizeof(longs[0]); k++) {
+        if (get_long(game, longs[k].slot, &v)) return NULL;
+        *longs[k].out = v;
+    }
+    PyObject *cur = SLOT(game, S_CURRENT);
+    if (cur == NULL) return wk_encode_by_attrs(self, args, nargs);
+    current = -1;
+    if (cur != Py_None && (current = PyLong_AsLongLong(cur)) == -1 && PyErr_Occurred())
+        return NULL;
+    struct { int slot; uint64_t *out; } sets[] = {
+        {S_HAND, hand}, {S_UPBITS, upbits}, {S_COVERED, covered}, {S_PLAYED, played},
+        {S_WON, won}};
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+        PyObject *list = get_list(game, sets[k].slot, 2);
+        if (list == NULL || item_u64(list, 0, &sets[k].out[0])
+            || item_u64(list, 1, &sets[k].out[1]))
+            return NULL;
+    }
+    struct { int slot; int64_t *out; } pairs[] = {
+        {S_DISCARD, discard}, {S_TRICK_POINTS, trick_points}, {S_SCORES, scores}};
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+        PyObject *list = get_list(game, pairs[k].slot, 2);
+        long long a, b;
+        if (list == NULL || item_long(list, 0, &a) || item_long(list, 1, &b)) return NULL;
+        pairs[k].out[0] = a;
+        pairs[k].out[1] = b;
+    }
+    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
+    if (tricks == NULL || !PyList_Check(tricks) || variant == NULL
+        || (deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL)
+        return wk_encode_by_attrs(self, args, nargs);
+    deck = PyLong_AsUnsignedLongLong(deck_obj);
+    Py_DECREF(deck_obj);
+    if (deck == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    ntricks = PyList_GET_SIZE(tricks);
+    if (current == p && !over) {
+        if (get_long(game, S_LEGAL, &legal_cached)) return NULL;
+        if (legal_cached >= 0) legal = (uint64_t)legal_cached;
+        else if (legal_of(game, &legal) || set_long(game, S_LEGAL, (long long)legal))
+            return NULL;
+    }
+    for (int k = 0; k < 10; k++) up[k] = down[k] = -1;  /* not read by the encoder */
+    wk_batch b;
+    memset(&b, 0, sizeof(b));
+    b.n = 1;
+    b.hand = hand; b.upbits = upbits; b.covered = covered; b.played = played; b.won = won;
+    b.discard = discard; b.trick_points = trick_points; b.scores = scores;
+    b.phase = &phase; b.current = &current; b.trump = &trump; b.dealer = &dealer;
+    b.chooser = &chooser; b.leader = &leader; b.lead = &lead; b.lead_pile = &lead_pile;
+    b.level = &level; b.cracker = &cracker; b.hand_no = &hand_no; b.num_hands = &num_hands;
+    b.ntricks = &ntricks; b.legal = &legal; b.hlen = &hlen; b.up = up; b.down = down;
+    b.ntricks_per_hand = ntricks + 1;
+    b.deck = deck;
+    for (int t = 0; t < 4; t++) b.trump_mask[t] = wk_get_rules()->trump_mask[t] & deck;
+    if (!wk_state_ok(&b, 0)) {
+        PyErr_SetString(PyExc_ValueError, "game state out of range");
+        return NULL;
+    }
+    const wk_layout *L = wk_get_layout();
+    PyObject *obs = PyByteArray_FromStringAndSize(NULL, L->size * (Py_ssize_t)sizeof(float));
+    if (obs == NULL) return NULL;
+    PyObject *mask = PyByteArray_FromStringAndSize(NULL, WK_ACTIONS);
+    if (mask == NULL) {
+        Py_DECREF(obs);
+        return NULL;
+    }
+    wk_encode(wk_get_rules(), L, &b, 0, p, over, (float *)PyByteArray_AS_STRING(obs), NULL,
+              (int8_t *)PyByteArray_AS_STRING(mask));
+    PyObject *result = PyTuple_Pack(2, obs, mask);
+    Py_DECREF(obs);
+    Py_DECREF(mask);
+    return result;
+}
+
 /* configure_game(Game, names): the offsets of Game's slots */
 static PyObject *configure_game(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *type;
     if (!PyArg_ParseTuple(args, "O!", &PyType_Type, &type)) return NULL;
     Py_CLEAR(game_type);
+    wk_init_tables();  /* this file's copy of _core.h's byte tables */
     for (int k = 0; k < N_SLOTS; k++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, slot_name[k]);
         if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
@@ -371,7 +476,8 @@ static PyObject *configure_game(PyObject *self, PyObject *args) {
     if ((s_reject == NULL && (s_reject = PyUnicode_InternFromString("_reject")) == NULL)
         || (s_finish_hand == NULL
             && (s_finish_hand = PyUnicode_InternFromString("_finish_hand")) == NULL)
-        || (s_tricks == NULL && (s_tricks = PyUnicode_InternFromString("tricks")) == NULL))
+        || (s_tricks == NULL && (s_tricks = PyUnicode_InternFromString("tricks")) == NULL)
+        || (s_deck == NULL && (s_deck = PyUnicode_InternFromString("deck")) == NULL))
         return NULL;
     Py_INCREF(type);
     game_type = (PyTypeObject *)type;
@@ -382,6 +488,8 @@ PyMethodDef wk_scalar_methods[] = {
     {"configure_game", configure_game, METH_VARARGS,
      "configure_game(Game): the slots the scalar functions read and write"},
     {"game_legal", game_legal, METH_O, "game_legal(game) -> Game.legal_mask"},
+    {"game_encode", (PyCFunction)(void (*)(void))game_encode, METH_FASTCALL,
+     "game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8)"},
     {"game_legal_actions", game_legal_actions, METH_O,
      "game_legal_actions(game) -> Game.legal_actions()"},
     {"game_apply", (PyCFunction)(void (*)(void))game_apply, METH_FASTCALL,

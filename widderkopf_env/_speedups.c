@@ -96,7 +96,15 @@ static inline void put_bits(float *o, Py_ssize_t at, uint64_t bits, int n) {
     for (int i = 0; i < n; i++) o[at + i] = (float)((bits >> i) & 1);
 }
 
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return wk_encode_by_attrs(self, args, nargs);
+}
+
+/* encode() for any object with Game's attributes (_scalar.c's game_encode reads a Game's
+ * slots directly and comes here for anything else) */
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "encode(game, player, over) takes 3 arguments");

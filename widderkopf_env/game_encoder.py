@@ -221,8 +221,8 @@ def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nda
     return obs, _frombuffer(mask, _I8)
 
 
-if ACCELERATED:
-    _c_encode = _speedups.encode
+if ACCELERATED:  # game_encode reads a Game's slots directly (anything else: encode)
+    _c_encode = getattr(_speedups, "game_encode", _speedups.encode)
     encode_game = _encode_c
 else:
     encode_game = _encode_py

@@ -5,7 +5,9 @@ untied scores, escalating often) are driven side by side: one by ``Game.apply`` 
 compiled core, ``widderkopf_env/_scalar.c``), one by ``Game._apply_py``. Before every
 decision the legal sets are compared (``legal_actions`` and ``legal_mask`` in C, against
 ``Game._LEGAL``), and after it the whole state (``state_dict``:
-hands, piles, tricks, history, results, the deals of later hands). Illegal actions
+hands, piles, tricks, history, results, the deals of later hands) and both players'
+observations from the C encoder (which reads the slots too) against the Python one.
+Illegal actions
 (wrong ids, out-of-range and huge ints) must raise the same error from both and change
 nothing.
 """
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
-from widderkopf_env import VARIANTS, Game, IllegalActionError, rules
+from widderkopf_env import VARIANTS, Game, IllegalActionError, game_encoder, rules
 from widderkopf_env.cards import ESCALATE
 
 pytestmark = pytest.mark.skipif(rules._core_apply is None,
@@ -57,6 +60,11 @@ def test_the_compiled_apply_equals_the_python_apply_at_every_decision(variant):
             decisions += 1
             assert c.state_dict() == py.state_dict(), (seed, py.history)
             assert c.current_player == py.current_player
+            for p in (0, 1):  # the C encoder reading the slots, against the Python one
+                over = decisions % 7 == 0
+                obs, mask = game_encoder.encode_game(c, p, over)
+                want, want_mask = game_encoder._encode_py(py, p, over)
+                assert np.array_equal(obs, want) and np.array_equal(mask, want_mask), seed
             tiebreaks += py.hand_no >= py.num_hands and not py.is_over
         levels |= {r.crack_level for r in py.results}
         assert c.results == py.results and c.scores == py.scores
