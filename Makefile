@@ -7,6 +7,14 @@ RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
+# The compiled core (setup.py builds it into widderkopf_env/_speedups*.so).
+C_CORE := widderkopf_env/_speedups.c widderkopf_env/_batch.c widderkopf_env/_scalar.c \
+	widderkopf_env/_core.h
+# The engine, env and vector tests, run a second time on the pure-Python fallback
+# (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.
+PURE_TESTS := tests/vector tests/core/test_engine_rules.py tests/core/test_engine_api.py \
+	tests/core/test_engine_properties.py tests/core/test_aec_env.py tests/core/test_gym_env.py \
+	tests/core/test_no_leak.py tests/core/test_seeding.py tests/core/test_variants.py
 
 .PHONY: venv .venv test test-loaded demo bench dist clean browser docs
 
@@ -17,14 +25,14 @@ venv .venv: $(STAMP)
 # whereas an unpinned torch may pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
 # also compiles the optional C accelerators (setup.py) when a C compiler is present.
-$(STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c agents/_solver_search.h
+$(STAMP): pyproject.toml setup.py $(C_CORE) agents/_solver.c agents/_solver_search.h
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs,openspiel]"
 	touch $@
 
-$(RLLIB_STAMP): pyproject.toml setup.py widderkopf_env/_speedups.c agents/_solver.c agents/_solver_search.h
+$(RLLIB_STAMP): pyproject.toml setup.py $(C_CORE) agents/_solver.c agents/_solver_search.h
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0
@@ -50,6 +58,7 @@ browser:
 test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
+	WIDDERKOPF_PURE_PYTHON=1 $(VENV)/bin/python -m pytest $(PYTEST_ARGS) $(PURE_TESTS)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --markdown-docs README.md docs \
 	    --ignore=docs/clients.md
 	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py

@@ -1,10 +1,11 @@
 """Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
-``widderkopf_env._speedups`` encodes observations in C: without it an env step takes
-longer (``python bench/env.py`` measures both). It is optional:
-without a C compiler the build goes on and widderkopf_env uses its pure-Python encoder,
-which gives identical observations (``widderkopf_env.game_encoder.ACCELERATED`` says
-which one runs).
+``widderkopf_env._speedups`` is the compiled core: the rules and the observation encoder
+in C (``_core.h``), bound to the batched engine (``_batch.c``), the scalar ``Game``
+(``_scalar.c``) and the scalar encoder (``_speedups.c``). It is optional: without a C
+compiler the build goes on and widderkopf_env runs its Python and numpy code, which
+gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
+``widderkopf_env.vector.engine.ACCELERATED`` say which one runs).
 
 ``widderkopf_env.agents._solver`` is the endgame solver's search in C (PIMC's inner
 loop), optional in the same way: without it ``widderkopf_env.agents.solver`` searches in
@@ -18,7 +19,9 @@ setup(
     ext_modules=[
         Extension(
             "widderkopf_env._speedups",
-            sources=["widderkopf_env/_speedups.c"],
+            sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
+                     "widderkopf_env/_scalar.c"],
+            depends=["widderkopf_env/_core.h"],
             optional=True,
         ),
         Extension(

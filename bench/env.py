@@ -57,16 +57,22 @@ def aec_us_per_decision(make, games: int, seed: int = 0) -> float:
 
 
 def pure_python(fn):
-    """``fn()`` with the envs encoding observations in pure Python (as without the C
-    accelerator, or with WIDDERKOPF_PURE_PYTHON=1)."""
-    from widderkopf_env import aec_env, game_encoder
+    """``fn()`` with the envs it makes running in pure Python: the encoder and the
+    ``Game``'s apply and legal sets (as without the compiled core, or with
+    WIDDERKOPF_PURE_PYTHON=1)."""
+    from widderkopf_env import game_encoder, rules
 
-    saved = aec_env.encode_game
-    aec_env.encode_game = game_encoder._encode_py
+    names = ("_core_apply", "_core_legal", "_core_actions")
+    saved = game_encoder.encode_game, [getattr(rules, name) for name in names]
+    game_encoder.encode_game = game_encoder._encode_py
+    for name in names:
+        setattr(rules, name, None)
     try:
         return fn()
     finally:
-        aec_env.encode_game = saved
+        game_encoder.encode_game = saved[0]
+        for name, value in zip(names, saved[1], strict=True):
+            setattr(rules, name, value)
 
 
 def gym_steps_per_second(steps: int, made: bool, seed: int = 0) -> float:

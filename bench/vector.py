@@ -12,7 +12,12 @@ and ``sparrow_mahjong`` run in the same process the way pgx's own examples run t
 drawn inside the jitted step, auto-reset; the time per game-step is comparable.
 
     python bench/vector.py [--sizes 1 64 1024 4096] [--seconds 0.5] [--repeats 2] [--full]
+    python bench/vector.py --sizes 4096 --threads 1 2 --obs-dtype float32 uint8
     python bench/vector.py --ppo 20000 [--ppo-envs 16]
+
+``step us`` is the time inside ``step()`` only (the action pick left out), per decision;
+``wall us`` includes the harness's action pick. Self-play runs once per ``--threads``
+count and ``--obs-dtype`` (the compact ``uint8`` observation).
 
 ``--ppo STEPS`` instead times sb3-contrib ``MaskablePPO`` (``MlpPolicy``, ``n_steps`` 128,
 one torch thread) learning for STEPS steps against the random opponent, on the native
@@ -31,25 +36,32 @@ import numpy as np
 from bench_args import parse
 
 
-def widderkopf(n: int, opponent: str, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """(wall, cpu) microseconds per counted decision at batch size ``n``."""
+def widderkopf(n: int, opponent: str, seconds: float, seed: int = 0, threads: int = 1,
+               obs_dtype: str = "float32") -> tuple[float, float, float]:
+    """(wall, cpu, inside step) microseconds per counted decision at batch size ``n``."""
     from widderkopf_env.vector import WidderkopfVectorEnv
 
-    env = WidderkopfVectorEnv(n, opponent=opponent)
+    env = WidderkopfVectorEnv(n, opponent=opponent, num_threads=threads,
+                              obs_dtype=np.dtype(obs_dtype))
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    steps = 0
+    steps, inside = 0, 0.0
     for _ in range(3):  # warm up
         mask = info["action_mask"]
         obs, reward, term, trunc, info = env.step((rng.random(mask.shape) * mask).argmax(1))
-    wall, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - wall < seconds or steps < 5:
+    clock = time.perf_counter
+    wall, cpu = clock(), time.process_time()
+    while clock() - wall < seconds or steps < 5:
         mask = info["action_mask"]
-        obs, reward, term, trunc, info = env.step((rng.random(mask.shape) * mask).argmax(1))
+        actions = (rng.random(mask.shape) * mask).argmax(1)
+        start = clock()
+        obs, reward, term, trunc, info = env.step(actions)
+        inside += clock() - start
         steps += 1
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = clock() - wall, time.process_time() - cpu
     env.close()
-    return wall / (steps * n) * 1e6, cpu / (steps * n) * 1e6
+    per = 1e6 / (steps * n)
+    return wall * per, cpu * per, inside * per
 
 
 def pgx_env(name: str, n: int, seconds: float, repeats: int,
@@ -87,7 +99,8 @@ def pgx_env(name: str, n: int, seconds: float, repeats: int,
             steps += 1
         state.observation.block_until_ready()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        run = wall / (steps * n) * 1e6, cpu / (steps * n) * 1e6
+        per = 1e6 / (steps * n)
+        run = wall * per, cpu * per, wall * per  # random action and reset inside its step
         best = run if best is None or run[0] < best[0] else best
     return best
 
@@ -121,6 +134,10 @@ def main(argv=None) -> None:
     parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
                         help="time MaskablePPO instead (native VecEnv vs DummyVecEnv)")
     parser.add_argument("--ppo-envs", type=int, default=16)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1],
+                        help="self-play with each of these num_threads")
+    parser.add_argument("--obs-dtype", nargs="+", default=["float32"],
+                        choices=["float32", "uint8"], help="self-play with each dtype")
     args = parse(parser, argv, seconds=2.0, repeats=3)
     if args.ppo < 0 or args.ppo_envs < 1:
         parser.error("--ppo must be >= 0 and --ppo-envs >= 1")
@@ -131,28 +148,32 @@ def main(argv=None) -> None:
             print(f"MaskablePPO, {args.ppo_envs} envs, {label:26} {rate:>9,.0f} steps/s",
                   flush=True)
         return
-    if any(n < 1 for n in args.sizes) or args.seconds <= 0 or args.repeats < 1:
-        parser.error("sizes and --repeats must be >= 1, --seconds > 0")
+    if any(n < 1 for n in args.sizes + args.threads) or args.seconds <= 0 or args.repeats < 1:
+        parser.error("sizes, --threads and --repeats must be >= 1, --seconds > 0")
     try:
         import pgx  # noqa: F401
         peers = ["leduc_holdem", "sparrow_mahjong"]
     except ImportError:
         peers = []
         print("pgx is not installed: no comparison (pip install pgx)")
-    print(f"{'env':32} {'N':>6} {'wall us/decision':>17} {'cpu us':>8} {'decisions/s':>12}")
+    print(f"{'env':40} {'N':>6} {'wall us/decision':>17} {'step us':>8} {'cpu us':>8} "
+          f"{'decisions/s':>12}")
     def best_of(fn):
         return lambda n: min((fn(n) for _ in range(args.repeats)), key=lambda r: r[0])
 
-    runs = [("widderkopf self-play", best_of(lambda n: widderkopf(n, "self", args.seconds))),
-            ("widderkopf vs random (learner)",
+    runs = [(f"widderkopf self-play {dtype} {t}T",
+             best_of(lambda n, dtype=dtype, t=t: widderkopf(n, "self", args.seconds, threads=t,
+                                                            obs_dtype=dtype)))
+            for dtype in args.obs_dtype for t in args.threads]
+    runs += [("widderkopf vs random (learner)",
              best_of(lambda n: widderkopf(n, "random", args.seconds)))]
     runs += [(f"pgx {name}", lambda n, name=name: pgx_env(name, n, args.seconds, args.repeats))
              for name in peers]
     for label, fn in runs:
         for n in args.sizes:
             best = fn(n)
-            print(f"{label:32} {n:>6} {best[0]:>17.3f} {best[1]:>8.3f} {1e6 / best[0]:>12,.0f}",
-                  flush=True)
+            print(f"{label:40} {n:>6} {best[0]:>17.3f} {best[2]:>8.3f} {best[1]:>8.3f} "
+                  f"{1e6 / best[0]:>12,.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ reading the engine) and checked:
   random player are unchanged when the cards that player has not seen are permuted
   (the check of ``tests/core/test_no_leak.py``, applied to positions of multi-hand matches).
 
+With ``--core``, every match is also played on the compiled core (a one-game
+:class:`~widderkopf_env.vector.VecGame` stepped in C, dealt what the engine was dealt)
+and compared with the engine before every decision (player to act, legal actions, the
+acting player's observation and mask) and after every hand (its result and the scores).
+
 Matches are seeded from ``--seed`` and their index, so a reported violation can be
 replayed alone (``--first-match I --hands 1 --workers 1``). Work is split into chunks run
 in ``--workers`` processes. Prints the counts of matches, hands, decisions, leak checks
@@ -41,10 +46,13 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+import numpy as np  # noqa: E402
 from indistinguishable import differs_in_hidden, hidden_cards, observe, permutations  # noqa: E402
 from reference import RefHand  # noqa: E402  (tests/reference.py, the independent referee)
 
 from widderkopf_env import Game, IllegalActionError, action_name, card_name  # noqa: E402
+from widderkopf_env.cards import to_bits  # noqa: E402
+from widderkopf_env.game_encoder import encode_game  # noqa: E402
 
 ESCALATE = 40
 CRACK_PROBS = (0.1, 0.5, 0.9)
@@ -103,6 +111,49 @@ def leak_check(game: Game, hand_start: int, rng: random.Random, counts: Counts, 
     counts["leak_skipped"] += 1
 
 
+class CoreTwin:
+    """The match of ``game`` on the compiled core: a one-game ``VecGame`` in C."""
+
+    def __init__(self, game: Game):
+        from widderkopf_env.vector import VecGame
+
+        self.game, self.at = game, np.zeros(1, np.int64)
+        self.batch = VecGame(1, self._deal, game.variant, accelerated=True)
+        self.batch.new_matches(self.at, [game.first_dealer], [game.num_hands],
+                               [game.initial_scores])
+
+    def _deal(self, idx, hand_no):
+        (h0, u0, d0), (h1, u1, d1) = self.game.deals[int(hand_no[0])]
+        return (np.array([[to_bits(h0), to_bits(h1)]], np.uint64),
+                np.array([u0 + u1], np.int64), np.array([d0 + d1], np.int64))
+
+    def differs(self) -> str | None:
+        """What differs from the engine before a decision (None: nothing)."""
+        from widderkopf_env.vector import encode
+
+        b, g = self.batch, self.game
+        current = int(b.current[0])
+        if int(b.legal[0]) != g.legal_mask or current != g.current:
+            return (f"the core has player {current} to act with legal mask {int(b.legal[0])}, "
+                    f"the engine {g.current} with {g.legal_mask}")
+        obs, mask = encode(b, self.at, [current])
+        want, want_mask = encode_game(g, current)
+        if not (np.array_equal(obs[0], want) and np.array_equal(mask[0], want_mask)):
+            return f"the core's observation or mask for player {current} differs"
+        return None
+
+    def apply(self, action: int) -> None:
+        self.batch.apply(self.at, np.array([action]))
+
+    def result_differs(self) -> str | None:
+        from widderkopf_env.vector.rows import GameRow
+
+        row = GameRow(self.batch, 0)
+        if row.results != self.game.results[-1:] or row.scores != self.game.scores:
+            return f"the core's hand result {row.results} differs from {self.game.results[-1:]}"
+        return None
+
+
 def violation(counts: Counts, message: str, hand_aborted: bool = False) -> None:
     counts["violations"] += 1
     counts["hands"] += hand_aborted  # a match stops at its first violation
@@ -110,7 +161,8 @@ def violation(counts: Counts, message: str, hand_aborted: bool = False) -> None:
         counts.messages.append(message)
 
 
-def play_match(seed: int, index: int, leak_every: int, counts: Counts) -> None:
+def play_match(seed: int, index: int, leak_every: int, counts: Counts,
+               core: bool = False) -> None:
     """Play match ``index`` of run ``seed`` on the engine and the reference side by side."""
     rng = random.Random(f"invariants/{seed}/{index}")
     num_hands = rng.randint(1, 3)
@@ -120,6 +172,7 @@ def play_match(seed: int, index: int, leak_every: int, counts: Counts) -> None:
     game = Game.new(seed=rng.getrandbits(63), dealer=dealer, num_hands=num_hands,
                     scores=tuple(scores))
     counts["matches"] += 1
+    twin = CoreTwin(game) if core else None
     played = 0
     while True:
         tag = f"seed {seed} match {index} hand {played}"
@@ -134,12 +187,16 @@ def play_match(seed: int, index: int, leak_every: int, counts: Counts) -> None:
                 return violation(counts, f"{tag} step {step}: engine has player "
                                  f"{game.current_player} to act with {game.legal_actions()}, "
                                  f"the reference {ref.current_player()} with {legal}", True)
+            if twin is not None and (wrong := twin.differs()) is not None:
+                return violation(counts, f"{tag} step {step}: {wrong}", True)
             if step == probe:
                 leak_check(game, hand_start, rng, counts, f"{tag} step {step}")
             p = ref.current_player()
             a = ESCALATE if ESCALATE in legal and rng.random() < crack[p] else rng.choice(legal)
             game.apply(a)
             ref.apply(a)
+            if twin is not None:
+                twin.apply(a)
             counts["decisions"] += 1
             step += 1
             n = len(ref.winners)
@@ -154,6 +211,8 @@ def play_match(seed: int, index: int, leak_every: int, counts: Counts) -> None:
         scores[winner] += value  # R19: only the winner scores
         over = played >= num_hands and scores[0] != scores[1]  # R20
         dealer = 1 - dealer  # R6
+        if twin is not None and (wrong := twin.result_differs()) is not None:
+            return violation(counts, f"{tag} end: {wrong}")
         r = game.results[-1] if len(game.results) == played else None
         expected = (tuple(ref.card_points()), winner, ref.crack_level(), value, tuple(scores))
         found = None if r is None else (r.card_points, r.winner, r.crack_level, r.value,
@@ -171,13 +230,13 @@ def play_match(seed: int, index: int, leak_every: int, counts: Counts) -> None:
             return
 
 
-def run_chunk(job: tuple[int, int, int, int]) -> Counts:
+def run_chunk(job: tuple[int, int, int, int, bool]) -> Counts:
     """Play matches ``first, first + 1, ...`` until ``hands`` hands are done."""
-    seed, first, hands, leak_every = job
+    seed, first, hands, leak_every, core = job
     counts = Counts()
     index = first
     while counts["hands"] < hands:
-        play_match(seed, index, leak_every, counts)
+        play_match(seed, index, leak_every, counts, core)
         index += 1
     return counts
 
@@ -193,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the R8 check at one random position of every N-th hand (0: never)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop after this long and report the chunks completed (also on Ctrl-C)")
+    p.add_argument("--core", action="store_true",
+                   help="also play every match on the compiled core and compare it")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar")
     return p
@@ -208,11 +269,17 @@ def main(argv=None) -> int:
         parser.error("--leak-every and --first-match must be non-negative")
     if args.max_seconds is not None and not args.max_seconds > 0:
         parser.error("--max-seconds must be positive")
+    if args.core:
+        from widderkopf_env.vector.engine import ACCELERATED
+
+        if not ACCELERATED:
+            parser.error("--core: the compiled core is not built (or WIDDERKOPF_PURE_PYTHON "
+                         "is set)")
     chunk = min(args.chunk, args.hands)
     # Each chunk's matches get their own range of indices (a chunk of H hands plays at
     # most H matches), so the run is the same for any --workers.
     jobs = [(args.seed, args.first_match + i * chunk, min(chunk, args.hands - i * chunk),
-             args.leak_every) for i in range((args.hands + chunk - 1) // chunk)]
+             args.leak_every, args.core) for i in range((args.hands + chunk - 1) // chunk)]
     total = Counts()
     t0 = time.perf_counter()
     bar = _progress(args.hands, args.progress)
@@ -231,7 +298,7 @@ def main(argv=None) -> int:
     for message in total.messages:
         print("VIOLATION", message, file=sys.stderr)
     summary = {**total, "complete": complete, "seconds": round(time.perf_counter() - t0, 1),
-               "workers": args.workers, "seed": args.seed}
+               "workers": args.workers, "seed": args.seed, "core": args.core}
     print(json.dumps(summary))
     return 1 if total["violations"] else 0
 

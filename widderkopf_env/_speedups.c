@@ -18,6 +18,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_core.h"
+
+/* _batch.c: the batched engine and encoder */
+extern PyMethodDef wk_batch_methods[];
+extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot paths */
+int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
+
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
 /* The pieces this encoder writes: (enum id, name in observation.PIECES, size). */
@@ -50,7 +57,7 @@ static uint64_t trump_cards[4];
 static PyObject *s_hand, *s_upbits, *s_covered, *s_discard, *s_played, *s_won, *s_current,
     *s_phase, *s_trump, *s_cracker, *s_level, *s_dealer, *s_chooser, *s_leader, *s_lead,
     *s_lead_pile, *s_num_hands, *s_hand_no, *s_trick_points, *s_scores, *s_tricks,
-    *s_legal_mask, *s_escalation_rights;
+    *s_legal_mask;
 
 /* ---- reading the game ------------------------------------------------------------------ */
 
@@ -89,7 +96,15 @@ static inline void put_bits(float *o, Py_ssize_t at, uint64_t bits, int n) {
     for (int i = 0; i < n; i++) o[at + i] = (float)((bits >> i) & 1);
 }
 
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return wk_encode_by_attrs(self, args, nargs);
+}
+
+/* encode() for any object with Game's attributes (_scalar.c's game_encode reads a Game's
+ * slots directly and comes here for anything else) */
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "encode(game, player, over) takes 3 arguments");
@@ -156,17 +171,10 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int my_pending = lead_pile >= 0 && lead_pile / 5 == p;
     int opp_pending = lead_pile >= 0 && !my_pending;
     int may_me = 0, may_opp = 0;
-    if (!(my_played && opp_played)) {  /* nobody may escalate once both have played (R11) */
-        PyObject *r = PyObject_CallMethodNoArgs(game, s_escalation_rights);
-        if (r == NULL) return NULL;
-        PyObject *a = PySequence_GetItem(r, p), *b = a ? PySequence_GetItem(r, o) : NULL;
-        Py_DECREF(r);
-        if (b == NULL) { Py_XDECREF(a); return NULL; }
-        may_me = PyObject_IsTrue(a);
-        may_opp = PyObject_IsTrue(b);
-        Py_DECREF(a);
-        Py_DECREF(b);
-        if (may_me < 0 || may_opp < 0) return NULL;
+    if (!(my_played && opp_played) && phase != 4) {  /* Game.escalation_rights (R11) */
+        long turn = level % 2 == 0 ? cracker : 1 - cracker;
+        may_me = level < 4 && !my_played && (level == 0 || p == turn);
+        may_opp = level < 4 && !opp_played && (level == 0 || o == turn);
     }
 
     PyObject *obs_buf = PyByteArray_FromStringAndSize(NULL, obs_size * (Py_ssize_t)sizeof(float));
@@ -236,9 +244,10 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * inside obs_size, so that a layout change without a matching change here fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *table, *trumps;
+    PyObject *table, *trumps, *scales = NULL;
     Py_ssize_t size, actions;
-    if (!PyArg_ParseTuple(args, "O!nnO", &PyDict_Type, &table, &size, &actions, &trumps))
+    if (!PyArg_ParseTuple(args, "O!nnO|O", &PyDict_Type, &table, &size, &actions, &trumps,
+                          &scales))
         return NULL;
     obs_size = -1;  /* unusable until configured right */
     if (PyDict_Size(table) != N_LAYOUT || PySequence_Length(trumps) != 4 || actions < 1
@@ -267,6 +276,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         Py_DECREF(v);
         if (PyErr_Occurred()) return NULL;
     }
+    if (wk_set_layout(layout, size, scales) < 0) return NULL;
     num_actions = actions;
     obs_size = size;
     Py_RETURN_NONE;
@@ -301,6 +311,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_lead_pile, "lead_pile"); INTERN(s_num_hands, "num_hands");
     INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
-    INTERN(s_escalation_rights, "escalation_rights");
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
+                      || PyModule_AddFunctions(m, wk_scalar_methods) < 0)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

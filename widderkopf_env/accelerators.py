@@ -1,4 +1,4 @@
-"""Loading the optional C accelerators (``_speedups.c``, ``agents/_solver.c``).
+"""Loading the optional C accelerators (the compiled core ``_speedups``, ``agents/_solver.c``).
 
 Each is a compiled twin of pure-Python code that gives the same results, faster. It is
 used when it was built (a C compiler at install) and ``WIDDERKOPF_PURE_PYTHON`` is unset
@@ -32,7 +32,7 @@ def load_accelerator(name: str, configure, replaces: str):
         return None
     try:
         configure(module)
-    except (TypeError, ValueError) as err:  # a stale build from another version
+    except (AttributeError, TypeError, ValueError) as err:  # a stale build
         warnings.warn(f"{name} does not fit this version ({err}); using the pure-Python "
                       f"{replaces}. Reinstall widderkopf-env to rebuild it.",
                       RuntimeWarning, stacklevel=3)

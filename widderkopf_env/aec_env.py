@@ -29,6 +29,8 @@ integer scalars are accepted.
 ## Observation Space
 
 `observe(agent)` returns `{"observation": float32 (OBS_SIZE,), "action_mask": int8 (42,)}`
+(with `obs_dtype=np.uint8`, the compact uint8 observation: 0/1 entries as 0/1, the nine
+scaled numbers x as round(x * 255), `Box(0, 255, (OBS_SIZE,), uint8)`)
 from that agent's point of view: its own hand and discard, every face-up card, which piles
 still hold a face-down card, the cards each player has played and captured, trump, crack
 level, phase, roles, points and match scores. Hidden cards (the opponent's hand and
@@ -139,8 +141,8 @@ from .cards import NUM_ACTIONS
 from .checks import SEATS, check_reset_seed, parse_player
 from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
-from .game_encoder import encode_game
-from .observation import OBS_SIZE
+from .game_encoder import encoder_for
+from .observation import check_obs_dtype, observation_space
 from .render import RENDER_MODES, check_perspective
 from .rules import Game
 from .view import PlayerView
@@ -181,7 +183,8 @@ class raw_env(AECEnv):
 
     def __init__(self, num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
-                 render_mode: str | None = None, render_perspective=None, variant=None):
+                 render_mode: str | None = None, render_perspective=None, variant=None,
+                 obs_dtype=np.float32):
         super().__init__()
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward, variant)
@@ -191,8 +194,10 @@ class raw_env(AECEnv):
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
         self.possible_agents = list(SEATS)
+        self._encode = encoder_for(obs_dtype)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         self.observation_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observation": observation_space(self.obs_dtype),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         }) for a in SEATS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
@@ -262,7 +267,7 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents are 'player_0', 'player_1'")
         # the mask follows the flags, which a wrapper (TerminateIllegalWrapper) may set
         over = self._over or self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        obs, mask = encode_game(episode.game, player, over)
+        obs, mask = self._encode(episode.game, player, over)
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):
@@ -274,7 +279,7 @@ class raw_env(AECEnv):
         term, trunc = self.terminations[agent], self.truncations[agent]
         obs = None
         if observe:  # observe(agent), inlined: this runs at every decision
-            obs, mask = encode_game(episode.game, _INDEX[agent], self._over or term or trunc)
+            obs, mask = self._encode(episode.game, _INDEX[agent], self._over or term or trunc)
             obs = {"observation": obs, "action_mask": mask}
         return obs, self._cumulative_rewards[agent], term, trunc, self.infos[agent]
 

@@ -253,6 +253,12 @@ def trick_winner_offset(trump: int, led: int, other: int) -> int:
     return BEATS[trump][led * NUM_CARDS + other]
 
 
+def core_tables() -> tuple:
+    """The tables the compiled core (``_core.h``) is handed at import, in the order of its
+    ``configure_rules``: ``FOLLOW``, ``BEATS``, ``POINTS``, ``SPITZER``, ``TRUMP_MASK``."""
+    return FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK
+
+
 # --- names -------------------------------------------------------------------------------
 
 def card_name(card: int) -> str:

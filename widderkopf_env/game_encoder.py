@@ -25,7 +25,16 @@ import struct
 import numpy as np
 
 from .accelerators import load_accelerator
-from .cards import HAND_SIZE, NUM_ACTIONS, NUM_CARDS, PILES, TOTAL_POINTS, TRICKS, TRUMP_MASK
+from .cards import (
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PILES,
+    TOTAL_POINTS,
+    TRICKS,
+    TRUMP_MASK,
+    core_tables,
+)
 from .engine_types import Phase
 from .observation import (
     CARD_PIECES,
@@ -36,6 +45,8 @@ from .observation import (
     OFFSETS,
     SCALED_PIECES,
     SCORE_SCALE,
+    check_obs_dtype,
+    to_compact,
 )
 
 # --- the bit-packed encoder -------------------------------------------------------------------------
@@ -175,16 +186,27 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
 
 # --- the optional C accelerator ------------------------------------------------------------
 
+def _configure(module) -> None:
+    """Hand the compiled core the tables it reads: the observation layout and scales
+    (:mod:`~widderkopf_env.observation`) and the rule tables (:mod:`~widderkopf_env.cards`)."""
+    scales = (TOTAL_POINTS, TRICKS, HAND_SIZE, PILES, SCORE_SCALE, HANDS_LEFT_CAP)
+    module.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK), scales)
+    module.configure_rules(*core_tables())
+
+
 def _load_speedups():
-    """The compiled twin of :func:`_encode_py` (``widderkopf_env/_speedups.c``), or None
-    when it was not built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set
-    to a non-empty value other than ``0``."""
-    return load_accelerator(
-        "widderkopf_env._speedups", replaces="encoder",
-        configure=lambda m: m.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK)))
+    """The compiled twin of :func:`_encode_py` and the batched engine's core
+    (``widderkopf_env/_speedups.c``, ``_batch.c``, ``_core.h``), or None when it was not
+    built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
+    value other than ``0``."""
+    return load_accelerator("widderkopf_env._speedups", replaces="encoder",
+                            configure=_configure)
 
 
 _speedups = _load_speedups()
+#: The compiled core (the ``widderkopf_env._speedups`` module, configured), or None: the
+#: batched engine and encoder (:mod:`widderkopf_env.vector`) step in C through it.
+CORE = _speedups
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
 ACCELERATED: bool = _speedups is not None
 _F32 = np.dtype(np.float32)
@@ -199,10 +221,23 @@ def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nda
     return obs, _frombuffer(mask, _I8)
 
 
-if ACCELERATED:
-    _c_encode = _speedups.encode
+if ACCELERATED:  # game_encode reads a Game's slots directly (anything else: encode)
+    _c_encode = getattr(_speedups, "game_encode", _speedups.encode)
     encode_game = _encode_c
 else:
     encode_game = _encode_py
 
 
+
+
+def encoder_for(obs_dtype=np.float32):
+    """``encode_game`` for an env's ``obs_dtype``: itself for float32, and for the compact
+    uint8 form its observation through :func:`~widderkopf_env.observation.to_compact`."""
+    if check_obs_dtype(obs_dtype) == np.float32:
+        return encode_game
+
+    def encode_compact(game, player: int, over: bool = False):
+        obs, mask = encode_game(game, player, over)
+        return to_compact(obs), mask
+
+    return encode_compact

@@ -21,8 +21,9 @@ numpy integer scalars are accepted.
 
 ## Observation Space
 
-The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`; the
-layout is in :mod:`widderkopf_env.observation` and docs/environments.md). It holds nothing the
+The learner's observation vector of the AEC env (`Box(0, 1, (OBS_SIZE,), float32)`, or
+with `obs_dtype=np.uint8` the compact `Box(0, 255, (OBS_SIZE,), uint8)`: 0/1 entries as
+0/1, the nine scaled numbers x as round(x * 255); the layout is in :mod:`widderkopf_env.observation` and docs/environments.md). It holds nothing the
 learner's :class:`~widderkopf_env.view.PlayerView` does not, so no hidden card (R8).
 
 The legal actions (int8, 42, 1 = legal) come with every observation as
@@ -123,8 +124,8 @@ from .episode import (
     hand_info,
     new_game,
 )
-from .game_encoder import encode_game
-from .observation import OBS_SIZE
+from .game_encoder import encoder_for
+from .observation import check_obs_dtype, observation_space
 from .registry import load_agent
 from .render import RENDER_MODES, check_perspective
 from .view import PlayerView
@@ -138,7 +139,7 @@ class WidderkopfEnv(gymnasium.Env):
     def __init__(self, opponent="heuristic", seat="random", num_hands: int = 1,
                  reward_shaping: bool = False, illegal_action: str = "terminate",
                  illegal_reward: float | None = None, render_mode: str | None = None,
-                 render_perspective=None, variant=None):
+                 render_perspective=None, variant=None, obs_dtype=np.float32):
         self.settings = settings = Settings(num_hands, reward_shaping, illegal_action,
                                             illegal_reward, variant)
         check_render_mode(render_mode, RENDER_MODES, "WidderkopfEnv")
@@ -154,7 +155,9 @@ class WidderkopfEnv(gymnasium.Env):
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
         self.render_perspective = check_perspective(render_perspective)
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
+        self.observation_space = observation_space(self.obs_dtype)
+        self._encode = encoder_for(self.obs_dtype)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._episode: Episode | None = None
         self.seat = self._seat_spec if self._seat_spec != "random" else 0
@@ -241,7 +244,7 @@ class WidderkopfEnv(gymnasium.Env):
 
     def _observe(self) -> np.ndarray:
         episode = self._episode
-        obs, self._mask = encode_game(episode.game, self.seat, episode.illegal is not None)
+        obs, self._mask = self._encode(episode.game, self.seat, episode.illegal is not None)
         return obs
 
     def _play_opponent(self, episode: Episode, seat: int, info: dict) -> tuple[float, dict]:

@@ -101,6 +101,55 @@ OFFSETS: dict[str, tuple[int, int]] = offsets()
 OBS_SIZE: int = sum(size for _, size, _ in PIECES)
 
 
+# --- the compact form (obs_dtype=np.uint8) ------------------------------------------------
+
+#: The compact observation writes a scaled number ``x`` as ``round(x * COMPACT_SCALE)``.
+COMPACT_SCALE = 255
+#: The observation dtypes the environments offer: float32 (default) and the compact uint8.
+OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))
+
+
+def check_obs_dtype(obs_dtype) -> np.dtype:
+    """``obs_dtype`` as a numpy dtype, one of :data:`OBS_DTYPES`; ``ValueError`` otherwise."""
+    try:
+        dtype = np.dtype(obs_dtype)
+    except TypeError:
+        dtype = None
+    if dtype not in OBS_DTYPES or isinstance(obs_dtype, bool):
+        raise ValueError(f"obs_dtype must be np.float32 (the default) or np.uint8 (compact), "
+                         f"got {obs_dtype!r}")
+    return dtype
+
+
+def to_compact(obs: np.ndarray) -> np.ndarray:
+    """The compact (uint8) form of float32 observations, the one definition of it: the
+    0/1 entries stay 0/1; a scaled number ``x`` becomes ``round(x * 255)`` (the float32
+    value times 255 in float64, rounded half to even), so ``x`` is about ``entry / 255``."""
+    return np.rint(np.asarray(obs, np.float32).astype(np.float64) * _COMPACT_FACTORS
+                   ).astype(np.uint8)
+
+
+def _compact_factors() -> np.ndarray:
+    factors = np.ones(OBS_SIZE)
+    for name, _, _ in SCALED_PIECES:
+        start, size = OFFSETS[name]
+        factors[start:start + size] = COMPACT_SCALE
+    return factors
+
+
+_COMPACT_FACTORS = _compact_factors()
+
+
+def observation_space(obs_dtype=np.float32, shape=(OBS_SIZE,)):
+    """The gymnasium ``Box`` of one observation: ``[0, 1]`` float32, or ``[0, 255]``
+    uint8 in the compact form (0/1 entries stay 0/1, scaled numbers ``round(x * 255)``)."""
+    from gymnasium import spaces
+
+    dtype = check_obs_dtype(obs_dtype)
+    high = 1.0 if dtype == np.float32 else COMPACT_SCALE
+    return spaces.Box(0, high, shape, dtype)
+
+
 def piece(obs: np.ndarray, name: str) -> np.ndarray:
     """The entries of piece ``name`` in an observation (a view into ``obs``)."""
     start, size = OFFSETS[name]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from .accelerators import load_accelerator
 from .cards import (
     BEATS,
     ESCALATE,
@@ -21,6 +22,7 @@ from .cards import (
     SPITZER,
     TRUMP_ACTION,
     action_name,
+    core_tables,
     get_variant,
     to_bits,
 )
@@ -230,14 +232,16 @@ class Game:
         """The legal actions as a 42-bit int (bit ``a`` set when action ``a`` is legal)."""
         m = self._legal
         if m < 0:
-            m = self._legal = self._LEGAL[self.phase](self)
+            m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
         return m
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
+        if _core_actions is not None:
+            return _core_actions(self)
         m = self._legal
         if m < 0:
-            m = self._legal = self._LEGAL[self.phase](self)
+            m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player) -> bool:
@@ -305,7 +309,16 @@ class Game:
 
         Raises :class:`IllegalActionError` (a ``ValueError``) naming the action, the phase
         and the legal actions if the action is not legal now; the game is then unchanged.
+        An int action is applied in C where the compiled core is loaded (``_scalar.c``),
+        with the effect and errors of :meth:`_apply_py`, the Python definition.
         """
+        if _core_apply is not None and type(action) is int:
+            _core_apply(self, action)
+            return
+        self._apply_py(action)
+
+    def _apply_py(self, action) -> None:
+        """:meth:`apply` in Python: the reference of the compiled core's."""
         m = self._legal
         if m < 0:
             m = self._legal = self._LEGAL[self.phase](self)
@@ -484,3 +497,14 @@ class Game:
     # One method per phase (indexed by Phase): the legal actions and what an action does.
     _LEGAL = (_legal_trump, _legal_discard, _legal_play, _legal_answer, _legal_over)
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
+
+
+def _configure_core(module) -> None:
+    module.configure_rules(*core_tables())
+    module.configure_game(Game)
+
+
+# The compiled core's apply and legal set for Game (None: Game runs in Python).
+_core = load_accelerator("widderkopf_env._speedups", _configure_core, replaces="Game.apply")
+_core_apply, _core_legal, _core_actions = (
+    (_core.game_apply, _core.game_legal, _core.game_legal_actions) if _core else (None,) * 3)

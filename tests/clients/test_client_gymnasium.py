@@ -31,10 +31,13 @@ def masked_sample(mask: np.ndarray, generator) -> np.ndarray:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("autoreset", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP],
                          ids=["next-step", "same-step"])
-def test_make_vec_masked_sampler(mode, autoreset):
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8], ids=["float32", "uint8"])
+def test_make_vec_masked_sampler(mode, autoreset, obs_dtype):
     n, steps = 2, 120
     envs = make_vec("Widderkopf-v0", num_envs=n, vectorization_mode=mode,
-                    vector_kwargs={"autoreset_mode": autoreset}, opponent="random")
+                    vector_kwargs={"autoreset_mode": autoreset}, opponent="random",
+                    obs_dtype=obs_dtype)
+    assert envs.single_observation_space.dtype == obs_dtype
     generator = torch.Generator().manual_seed(0)
     try:
         obs, infos = envs.reset(seed=0)
@@ -44,6 +47,7 @@ def test_make_vec_masked_sampler(mode, autoreset):
             mask = infos["action_mask"]
             assert mask.shape == (n, 42) and infos["_action_mask"].all()
             # the mask belongs to the observation it came with
+            assert obs.dtype == obs_dtype
             np.testing.assert_array_equal(mask[:, :36], obs[:, LEGAL_CARDS])
             np.testing.assert_array_equal(mask, np.stack(envs.call("action_masks")))
             # never all zero with a live decision; all zero only with a terminal observation
@@ -61,3 +65,15 @@ def test_make_vec_masked_sampler(mode, autoreset):
         assert episodes >= n
     finally:
         envs.close()
+
+
+def test_make_vec_native_compact_threads():
+    """``make_vec``'s default, the vector entry point, takes ``obs_dtype`` and
+    ``num_threads`` too."""
+    envs = make_vec("Widderkopf-v0", num_envs=4, opponent="random", obs_dtype=np.uint8,
+                    num_threads=2)
+    obs, infos = envs.reset(seed=1)
+    assert obs.dtype == np.uint8 and envs.observation_space.contains(obs)
+    obs, *_ = envs.step(infos["action_mask"].argmax(1))
+    assert obs.dtype == np.uint8 and envs.unwrapped.num_threads == 2
+    envs.close()

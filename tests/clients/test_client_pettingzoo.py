@@ -47,7 +47,8 @@ def test_make_from_the_registry():
     lambda: pettingzoo.make("aec", "Widderkopf-v0"),
     classic_stack,
     lambda: BaseWrapper(widderkopf_env.env(illegal_action="raise")),
-], ids=["registry", "classic-wrappers", "base-wrapper"])
+    lambda: widderkopf_env.env(obs_dtype=np.uint8),
+], ids=["registry", "classic-wrappers", "base-wrapper", "compact-uint8"])
 def test_api_and_seed_tests(make):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message="ignoring unknown reset option")

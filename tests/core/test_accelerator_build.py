@@ -108,3 +108,60 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
     obs, _ = game_encoder._encode_c(Game.new(seed=1), 0)
     np.testing.assert_array_equal(obs, game_encoder._encode_py(Game.new(seed=1), 0)[0])
 
+
+
+@pytest.mark.parametrize("source", ["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
+                                    "widderkopf_env/_scalar.c"])
+def test_the_c_core_compiles_without_warnings(source, tmp_path):
+    """The compiled core builds clean under ``-Wall -Wextra -Werror`` (C99, optimised)."""
+    import sysconfig
+    from pathlib import Path
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler here")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [compiler, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
+         f"-I{sysconfig.get_paths()['include']}", "-c", str(root / source),
+         "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+@needs_speedups
+def test_the_batch_core_rejects_bad_arrays_with_exceptions():
+    from widderkopf_env import _speedups
+    from widderkopf_env.vector import DealSource, VecGame
+
+    game = VecGame(4, DealSource(4, np.random.default_rng(0)))
+    game.new_matches(game.all, [0, 1, 0, 1], 1)
+    need = np.zeros(4, np.int64)
+    with pytest.raises(ValueError, match="out of range"):
+        _speedups.vec_apply(game, np.array([7]), np.array([36]), need, 1)
+    with pytest.raises(ValueError, match="idx must be"):
+        _speedups.vec_apply(game, np.array([0.5]), np.array([36]), need, 1)
+    with pytest.raises(ValueError, match="action 99 out of range"):
+        _speedups.vec_apply(game, np.array([0]), np.array([99]), need, 1)
+    with pytest.raises(ValueError, match="num_threads"):
+        _speedups.vec_apply(game, np.array([0]), np.array([36]), need, 0)
+    saved = {k: v.copy() for k, v in vars(game).items() if isinstance(v, np.ndarray)}
+    game.hand = game.hand.astype(np.int64)  # a field of the wrong dtype
+    with pytest.raises(ValueError, match="hand must hold 8 uint64"):
+        _speedups.vec_apply(game, np.array([0]), np.array([36]), need, 1)
+    game.hand = saved["hand"]
+    obs = np.zeros((1, OBS_SIZE), np.float64)
+    with pytest.raises(ValueError, match="obs_out must hold"):
+        _speedups.vec_encode(game, np.array([0]), np.array([0]), None, obs,
+                             np.zeros((1, 42), np.int8), 1)
+    with pytest.raises(ValueError, match="game 1: action 3 is not legal"):
+        game.apply(np.array([0, 1]), np.array([36, 3]))  # a card while trumps are named
+    broken = game.phase.copy()
+    game.phase[2] = 9  # a corrupted array: refused, never indexed with
+    with pytest.raises(ValueError, match="game 2: state out of range"):
+        _speedups.vec_encode(game, np.array([2]), np.array([0]), None,
+                             np.zeros((1, OBS_SIZE), np.float32), np.zeros((1, 42), np.int8), 1)
+    with pytest.raises(ValueError, match="game 2"):
+        _speedups.vec_apply(game, np.array([2]), np.array([36]), need, 1)
+    game.phase = broken
+    for name, value in saved.items():  # nothing was changed by the refused calls
+        np.testing.assert_array_equal(getattr(game, name), value, err_msg=name)

@@ -48,8 +48,10 @@ def test_registered_under_both_names():
     widderkopf_env.register_envs()  # registering twice is harmless
 
 
-def test_gymnasium_check_env(capsys):
-    env = gymnasium.make("Widderkopf-v0", opponent="random")
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8], ids=["float32", "uint8"])
+def test_gymnasium_check_env(capsys, obs_dtype):
+    env = gymnasium.make("Widderkopf-v0", opponent="random", obs_dtype=obs_dtype)
+    assert env.observation_space.dtype == obs_dtype
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the checker must not warn about anything
         check_env(env.unwrapped)

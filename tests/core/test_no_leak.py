@@ -26,6 +26,7 @@ from indistinguishable import (
 )
 
 from widderkopf_env.aec_env import raw_env
+from widderkopf_env.game_encoder import encoder_for
 from widderkopf_env.rules import deal_to_spec
 
 AGENTS = ("player_0", "player_1")
@@ -63,9 +64,18 @@ def test_the_check_catches_leaky_encoders():
         assert stats["leaks"] >= 10, (leaky.__name__, stats)
 
 
+def test_the_compact_observation_leaks_nothing():
+    """The same check on the encoder the envs use with ``obs_dtype=np.uint8``."""
+    compact = encoder_for(np.uint8)
+    stats = run_check(lambda game, p: compact(game, p), n=200, seed=3)
+    assert stats["leaks"] == 0, stats
+    assert stats["nontrivial"] >= 150, stats
+
+
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), player=st.sampled_from([0, 1]))
-def test_env_observe_leaks_nothing(seed, player):
+@given(seed=st.integers(0, 2**31), player=st.sampled_from([0, 1]),
+       obs_dtype=st.sampled_from([np.float32, np.uint8]))
+def test_env_observe_leaks_nothing(seed, player, obs_dtype):
     """The AEC env's observe() on two indistinguishable games gives the same result."""
     game = next(random_positions(1, seed))[0]
     rng = random.Random(seed)
@@ -80,11 +90,12 @@ def test_env_observe_leaks_nothing(seed, player):
         return
     results = []
     for g in (game, other):
-        env = raw_env()
+        env = raw_env(obs_dtype=obs_dtype)
         env.reset(options={"deal": deal_to_spec(g.deals[0]), "dealer": g.first_dealer})
         for a in g.history:
             env.step(a)
         results.append(env.observe(AGENTS[player]))
+        assert results[-1]["observation"].dtype == obs_dtype
     for key in ("observation", "action_mask"):
         np.testing.assert_array_equal(results[0][key], results[1][key])
 

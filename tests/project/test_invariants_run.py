@@ -100,3 +100,24 @@ def test_a_leaky_observation_is_caught(bench, capsys, monkeypatch):
     rc, summary, err = run(bench, capsys, "--hands", "200", "--leak-every", "2")
     assert rc == 1 and summary["violations"] >= summary["leak_checks"] // 2 > 10
     assert "R8" in err
+
+
+def test_the_core_twin_agrees_and_a_wrong_core_is_caught(bench, capsys, monkeypatch):
+    """--core plays every match on the compiled core too; a core whose state drifts
+    (a trick point too many) is caught at the next decision."""
+    from widderkopf_env.vector.engine import ACCELERATED
+
+    if not ACCELERATED:
+        pytest.skip("the compiled core is not built or is disabled")
+    rc, summary, err = run(bench, capsys, "--hands", "60", "--core")
+    assert rc == 0 and summary["violations"] == 0 and summary["core"] is True, err
+    real = bench.CoreTwin.apply
+
+    def drifting(self, action):
+        real(self, action)
+        self.batch.trick_points[0, 0] += 1
+
+    monkeypatch.setattr(bench.CoreTwin, "apply", drifting)
+    rc, summary, err = run(bench, capsys, "--hands", "20", "--core")
+    assert rc == 1 and summary["violations"] == summary["matches"]
+    assert "core's observation" in err

@@ -136,6 +136,9 @@ def test_console_scripts_declared(wheel: BuiltWheel) -> None:
 # the path of its compiled module (without the platform suffix) in the wheel
 C_SOURCES = {"widderkopf_env/_speedups.c": "widderkopf_env/_speedups",
              "agents/_solver.c": "widderkopf_env/agents/_solver"}
+# the other files the accelerators are compiled from (the sdist must hold them)
+C_HEADERS_AND_PARTS = ("agents/_solver_search.h", "widderkopf_env/_core.h",
+                       "widderkopf_env/_batch.c", "widderkopf_env/_scalar.c")
 
 
 @pytest.mark.parametrize("source", sorted(C_SOURCES))
@@ -171,7 +174,7 @@ def test_the_version_is_the_packages_own(wheel: BuiltWheel) -> None:
     newest = re.search(r"^## \[?(\d[^\]\s]*)", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
     assert newest and newest[1] == version
     top = wheel.sdist.name.removesuffix(".tar.gz")
-    for source in [*C_SOURCES, "agents/_solver_search.h"]:  # it can build the accelerators
+    for source in [*C_SOURCES, *C_HEADERS_AND_PARTS]:  # it can build the accelerators
         assert f"{top}/{source}" in wheel.sdist_names
 
 

@@ -105,12 +105,14 @@ def test_illegal_action_raise_mode_and_penalty_are_configurable():
 
 @pytest.mark.parametrize("config, match", [
     ({"num_hand": 1}, r"unknown config key\(s\) \['num_hand'\]; allowed: "
-                      r"\['illegal_action', 'illegal_reward', 'num_hands', 'variant'\]"),
+                      r"\['illegal_action', 'illegal_reward', 'num_hands', 'obs_dtype', "
+                      r"'variant'\]"),
     ({"num_hands": 0}, "num_hands'] must be a positive int"),
     ({"illegal_action": "ignore"}, "must be 'terminate' or 'raise'"),
     ({"illegal_reward": "x"}, "must be a number or None"),
     ({"variant": "huge"}, r"config\['variant'\] must be one of tiny, small, medium, full, "
                           "got 'huge'"),
+    ({"obs_dtype": "float64"}, r"config\['obs_dtype'\]: obs_dtype must be np.float32"),
 ])
 def test_bad_config_names_what_is_allowed(config, match):
     with pytest.raises(ValueError, match=match):
@@ -130,6 +132,16 @@ def test_variant_config_deals_the_variant_and_passes_the_checker(variant):
         assert env.game.variant is VARIANTS[variant]
         game = replay_beside(steps, Game.new(seed=env.game.seed, variant=variant))
         assert sum(game.results[0].card_points) == VARIANTS[variant].total_points
+
+
+def test_compact_observations_pass_the_checker():
+    """config["obs_dtype"] = "uint8": the compact observation, in its space."""
+    env = WidderkopfMultiAgentEnv({"obs_dtype": "uint8"})
+    check_multiagent_environments(env)
+    obs, _ = env.reset(seed=2)
+    (agent, o), = obs.items()
+    assert o["observations"].dtype == np.uint8
+    assert env.get_observation_space(agent).contains(o)
 
 
 def test_bad_config_type():

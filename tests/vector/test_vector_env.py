@@ -240,10 +240,10 @@ def test_same_seed_same_trajectory_and_game_new_deals():
         env = WidderkopfVectorEnv(6, opponent="random", num_hands=2)
         obs, info = env.reset(seed=seed)
         first = env.game.down.tolist()  # untouched until cards are played
-        out, rng = [obs], np.random.default_rng(0)
+        out, rng = [obs.copy()], np.random.default_rng(0)
         for _ in range(80):
             obs, reward, term, _, info = env.step(sample(rng, info["action_mask"]))
-            out += [obs, reward, term]
+            out += [obs.copy(), reward, term]  # the env reuses its observation buffer
         return first, out
 
     first, a = run(11)

@@ -48,8 +48,11 @@ def test_sb3_api_masks_terminal_observations_and_seeding():
     env.close()
 
 
-def test_maskable_ppo_learns_a_few_thousand_steps(one_torch_thread):
-    env = VecMonitor(WidderkopfSB3VecEnv(64, opponent="random", reward_shaping=True))
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8], ids=["float32", "uint8"])
+def test_maskable_ppo_learns_a_few_thousand_steps(one_torch_thread, obs_dtype):
+    env = VecMonitor(WidderkopfSB3VecEnv(64, opponent="random", reward_shaping=True,
+                                         obs_dtype=obs_dtype))
+    assert env.observation_space.dtype == obs_dtype
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=1024, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [32]}, device="cpu")
     model.learn(2 * 32 * 64)  # two rollouts of 2048 steps, two updates

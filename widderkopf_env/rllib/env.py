@@ -24,6 +24,10 @@ hand still to come, the largest loss possible, so cheating never pays) and the o
 ``config["variant"]``: a name in ``widderkopf_env.VARIANTS`` (default ``"full"``): the
 same rules on fewer cards (the observation layout stays the 540 entries).
 
+``config["obs_dtype"]``: ``"float32"`` (default) or ``"uint8"`` (numpy dtypes too): the
+compact observation, ``Box(0, 255, (540,), uint8)``, 0/1 entries as 0/1 and the nine
+scaled numbers x as round(x * 255) (:func:`widderkopf_env.observation.to_compact`).
+
 All randomness flows from ``reset(seed=...)``: the deals are drawn from it.
 """
 
@@ -38,8 +42,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from widderkopf_env.cards import NUM_ACTIONS, VARIANTS
 from widderkopf_env.checks import check_reset_seed
 from widderkopf_env.episode import ILLEGAL, Episode, Settings, new_game
-from widderkopf_env.game_encoder import encode_game
-from widderkopf_env.observation import OBS_SIZE
+from widderkopf_env.game_encoder import encoder_for
+from widderkopf_env.observation import check_obs_dtype, observation_space
 from widderkopf_env.rules import Game, IllegalActionError
 
 AGENT_IDS = ("player_0", "player_1")
@@ -50,6 +54,7 @@ DEFAULTS = {
     "illegal_action": "terminate",
     "illegal_reward": None,
     "variant": "full",
+    "obs_dtype": "float32",
 }
 
 
@@ -80,13 +85,17 @@ def check_config(config) -> dict:
     if not isinstance(out["variant"], str) or out["variant"] not in VARIANTS:
         raise ValueError(f"config['variant'] must be one of {', '.join(VARIANTS)}, got "
                          f"{out['variant']!r}")
+    try:
+        check_obs_dtype(out["obs_dtype"])
+    except ValueError as err:
+        raise ValueError(f"config['obs_dtype']: {err}") from None
     return out
 
 
 class WidderkopfMultiAgentEnv(MultiAgentEnv):
     """Widderkopf for RLlib; see the module documentation. ``config`` keys:
     ``num_hands`` (1), ``illegal_action`` ("terminate"), ``illegal_reward`` (None),
-    ``variant`` ("full")."""
+    ``variant`` ("full"), ``obs_dtype`` ("float32")."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -96,7 +105,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
         self.possible_agents = list(AGENT_IDS)
         self.agents = list(AGENT_IDS)
         obs_space = gym.spaces.Dict({
-            "observations": gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observations": observation_space(self.config["obs_dtype"]),
             "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
         })
         self.observation_spaces = {a: obs_space for a in AGENT_IDS}
@@ -107,6 +116,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
                                   cfg["illegal_reward"], cfg["variant"])
         self._episode: Episode | None = None
         self._rng = np.random.default_rng()
+        self._encode = encoder_for(self.config["obs_dtype"])
 
     @property
     def game(self) -> Game | None:
@@ -158,7 +168,7 @@ class WidderkopfMultiAgentEnv(MultiAgentEnv):
 
     def _observe(self, player: int) -> dict:
         episode = self._episode
-        obs, mask = encode_game(episode.game, player, episode.over)
+        obs, mask = self._encode(episode.game, player, episode.over)
         return {"observations": obs, "action_mask": mask.astype(np.float32)}
 
     def _end(self, rewards: dict, infos: dict):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import HAND_SIZE, NUM_ACTIONS, PILES, TOTAL_POINTS, TRICKS
+from ..game_encoder import CORE as _core
 from ..observation import (
     CARD_PIECES,
     FLAG_PIECES,
@@ -26,6 +27,8 @@ from ..observation import (
     OFFSETS,
     SCALED_PIECES,
     SCORE_SCALE,
+    check_obs_dtype,
+    to_compact,
 )
 from .engine import OVER, VecGame
 from .tables import ALL_CARDS, BIT, U64, ZERO, popcount, unpack_bits
@@ -83,13 +86,39 @@ def _cond_bit(card: np.ndarray) -> np.ndarray:
 
 
 def encode(game: VecGame, idx: np.ndarray, player: np.ndarray,
-           over: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray]:
+           over: np.ndarray | bool = False, out: np.ndarray | None = None,
+           mask_out: np.ndarray | None = None, dtype=np.float32
+           ) -> tuple[np.ndarray, np.ndarray]:
     """``(obs (k, 540) float32, mask (k, 42) int8)`` of games ``idx`` seen by ``player``.
 
     Row ``r`` equals ``encode_game(game_r, player[r], over[r])`` of the scalar encoder:
     ``over`` marks episodes ended early (the mask and ``legal_cards`` are all zeros).
+    ``dtype=np.uint8`` gives the compact form (:func:`~widderkopf_env.observation.to_compact`).
+    ``out`` and ``mask_out``: arrays of those shapes (C-contiguous, ``out`` of ``dtype``)
+    to write into and return instead of new ones (the vector env's preallocated buffers).
     """
-    idx = np.asarray(idx, np.int64)
+    idx = np.ascontiguousarray(idx, np.int64)
+    k = len(idx)
+    dtype = check_obs_dtype(dtype)
+    if out is None:
+        out = np.empty((k, OBS_SIZE), dtype)
+    if mask_out is None:
+        mask_out = np.empty((k, NUM_ACTIONS), np.int8)
+    if game.accelerated:
+        p = np.ascontiguousarray(np.broadcast_to(np.asarray(player, np.int64), (k,)))
+        ended = None if over is False else np.ascontiguousarray(
+            np.broadcast_to(np.asarray(over, bool), (k,)))
+        _core.vec_encode(game, idx, p, ended, out, mask_out, game.num_threads)
+        return out, mask_out
+    obs, mask = _encode_np(game, idx, player, over)
+    out[...] = obs if dtype == np.float32 else to_compact(obs)
+    mask_out[...] = mask
+    return out, mask_out
+
+
+def _encode_np(game: VecGame, idx: np.ndarray, player: np.ndarray,
+               over: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` in numpy (float32): the reference of the compiled core's encoder."""
     k = len(idx)
     p = np.broadcast_to(np.asarray(player, np.int64), (k,))
     o = 1 - p

@@ -35,6 +35,17 @@ scoring it with the variant's thresholds; its missing piles stay -1 (pile ``i`` 
 ``p`` keeps index ``5 * p + i``), and without 7s there is no Spitzer
 (``res_spitzer`` -1). ``variant`` and ``tables`` (its numbers as numpy values,
 :func:`~widderkopf_env.vector.tables.variant_tables`) are attributes of the batch.
+
+The compiled core: where the C accelerator is built (``widderkopf_env/_core.h``, bound in
+``_batch.c``), :meth:`apply`, the deal of each new hand and :func:`~.encode.encode` run in
+C over these same arrays, in place, one call per batch, on ``num_threads`` threads (an
+attribute; each thread owns whole games, so any count gives the same arrays). The numpy
+code here is the reference and the fallback (no compiler, or
+``WIDDERKOPF_PURE_PYTHON=1``); ``VecGame(..., accelerated=False)`` forces it for one batch,
+and the differential tests step both side by side. :data:`ACCELERATED` says whether the
+core is available. The core checks what it is given: an illegal action (which the numpy
+code would apply unchecked) or arrays out of range raise ``ValueError`` before anything
+changes.
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import ESCALATE, NUM_ACTIONS, PILES, TRUMP_ACTION, get_variant
+from ..game_encoder import CORE as _core
 from ..rules import Phase
 from .tables import (
     ANSWER_BITS,
@@ -70,14 +82,23 @@ _RESULT_SCALAR = ("res_count", "res_hand", "res_dealer", "res_trump", "res_spitz
                   "res_winner", "res_crack_level", "res_value")
 _RESULT_PAIR = ("res_card_points", "res_trick_points", "res_discards", "res_scores")
 _RESULT_BOOL = ("res_schneider", "res_schwarz")
+#: Whether the compiled core (C) is available to step batches.
+ACCELERATED: bool = _core is not None
 
 
 class VecGame:
     """N Widderkopf matches stepped together; see the module documentation."""
 
-    def __init__(self, n: int, deal_source, variant=None):
+    def __init__(self, n: int, deal_source, variant=None, accelerated: bool | None = None):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a positive int, got {n!r}")
+        if accelerated and not ACCELERATED:
+            raise ValueError("accelerated=True, but the compiled core is not available (not "
+                             "built, or WIDDERKOPF_PURE_PYTHON is set)")
+        #: Whether this batch steps in C (None at construction: wherever it is available).
+        self.accelerated = ACCELERATED if accelerated is None else bool(accelerated)
+        #: Threads that step and encode this batch in C (results do not depend on it).
+        self.num_threads = 1
         self.n, self.deal_source = int(n), deal_source
         self.variant = v = get_variant(variant)
         dealt = getattr(deal_source, "variant", v)
@@ -107,6 +128,18 @@ class VecGame:
         self.history = np.zeros((n, MAX_HAND_ACTIONS), np.int8)
         self.hlen = np.zeros(n, np.int64)
         self.all = np.arange(n, dtype=np.int64)
+        self._need = np.zeros(n, np.int64)  # the C core's list of games to deal
+        t = self.tables
+        self._cvariant = (self.n, v.tricks, v.win_points, v.total_points, v.schneider_points,
+                          int(v.spitzer), v.deck, tuple(int(x) for x in t.trump_mask[:4]),
+                          t.hand_value)
+
+    def __getstate__(self) -> dict:
+        """The state for ``copy.deepcopy`` and pickle: the arrays, without the C core's
+        binding to them (``_cbind``, rebuilt at the next call)."""
+        state = self.__dict__.copy()
+        state.pop("_cbind", None)
+        return state
 
     # --- set-up ------------------------------------------------------------------------
 
@@ -124,6 +157,12 @@ class VecGame:
     def _start_hand(self, idx) -> None:
         hand_no = self.hand_no[idx]
         hand, up, down = self.deal_source(idx, hand_no)
+        if self.accelerated:
+            _core.vec_start_hands(self, np.ascontiguousarray(idx, np.int64),
+                                  np.ascontiguousarray(hand, U64),
+                                  np.ascontiguousarray(up, np.int64),
+                                  np.ascontiguousarray(down, np.int64))
+            return
         dealer = self.first_dealer[idx] ^ (hand_no & 1)
         s = self.scores[idx]
         chooser = np.where(s[:, 0] != s[:, 1], (s[:, 0] > s[:, 1]).astype(np.int64), 1 - dealer)
@@ -178,6 +217,11 @@ class VecGame:
 
     def illegal(self, idx, actions) -> np.ndarray:
         """Bool per game: ``actions`` (ints in 0..41) is not legal now."""
+        if self.accelerated:
+            idx = np.ascontiguousarray(idx, np.int64)
+            out = np.empty(len(idx), bool)
+            _core.vec_illegal(self, idx, np.ascontiguousarray(actions, np.int64), out)
+            return out
         return (self.legal[idx] & BIT[actions]) == ZERO
 
     # --- transitions ---------------------------------------------------------------------
@@ -186,6 +230,12 @@ class VecGame:
         """Apply one legal action per game in ``idx`` (see :meth:`illegal`)."""
         idx = np.asarray(idx, np.int64)
         a = np.asarray(actions, np.int64)
+        if self.accelerated:
+            k = _core.vec_apply(self, np.ascontiguousarray(idx), np.ascontiguousarray(a),
+                                self._need, self.num_threads)
+            if k:  # hands ended and their matches go on: deal them, all in one call
+                self._start_hand(self._need[:k].copy())
+            return
         n = self.hlen[idx]
         self.history[idx, n] = a
         self.hlen[idx] = n + 1

@@ -5,7 +5,20 @@
 :class:`~widderkopf_env.vector.engine.VecGame` and are stepped with numpy operations.
 
 Spaces: observations ``Box(0, 1, (N, 540), float32)``, the scalar encoder's vector per
-game; actions ``MultiDiscrete([42] * N)``, the engine's action ids.
+game; actions ``MultiDiscrete([42] * N)``, the engine's action ids. ``obs_dtype=np.uint8``
+gives the compact form, ``Box(0, 255, (N, 540), uint8)``: the 0/1 entries stay 0/1 and
+the nine scaled numbers ``x`` are written as ``round(x * 255)``
+(:func:`~widderkopf_env.observation.to_compact`), a quarter of the bytes.
+
+Buffers: the observations and ``info["action_mask"]`` are written in place, into two
+arrays the env allocates once: each ``step`` and ``reset`` overwrites the arrays the
+previous one returned. Copy them (``obs.copy()``) to keep them across steps (the SB3
+wrapper does). ``info["final_obs"]`` rows are fresh arrays.
+
+Threads: ``num_threads`` (default 1) splits the batch over that many threads inside
+each step where the compiled core runs (:data:`~widderkopf_env.vector.engine.ACCELERATED`;
+the GIL is released); each game is stepped by one thread, so the results are the same
+for any count.
 
 Masks: ``info["action_mask"]`` (N, 42) int8, at reset and after every step, the legal
 actions for the observation it comes with (never all zeros); :meth:`action_masks`
@@ -89,7 +102,7 @@ from gymnasium.vector.utils import batch_space
 from ..cards import MAX_HAND_VALUE, NUM_ACTIONS, action_name
 from ..checks import check_reset_seed, parse_seat, show
 from ..episode import OpponentError, Settings, check_render_mode
-from ..observation import OBS_SIZE
+from ..observation import OBS_SIZE, check_obs_dtype, observation_space
 from ..rules import HandResult, IllegalActionError, Phase
 from .deals import DealSource
 from .encode import encode
@@ -99,6 +112,8 @@ from .opponents import RandomOpponent, make_opponent
 
 _RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 _AS_IT_WAS = "the batch is as it was before this call"
+#: The most threads one vector env steps on.
+MAX_THREADS = 64
 
 
 def as_single(seed) -> bool:
@@ -119,7 +134,8 @@ class WidderkopfVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, opponent="heuristic", seat="random",
                  num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
-                 render_mode: str | None = None, variant=None):
+                 render_mode: str | None = None, variant=None, num_threads: int = 1,
+                 obs_dtype=np.float32):
         settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward, variant)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or not 1 <= num_envs <= MAX_NUM_ENVS:
@@ -132,12 +148,19 @@ class WidderkopfVectorEnv(VectorEnv):
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.variant = settings.variant
         self.render_mode = None
-        self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) \
+                or not 1 <= num_threads <= MAX_THREADS:
+            raise ValueError(f"num_threads must be an int in 1..{MAX_THREADS}, got "
+                             f"{num_threads!r}")
+        self.num_threads = int(num_threads)
+        self.single_observation_space = observation_space(self.obs_dtype)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._deals = DealSource(n, variant=self.variant)
         self.game = VecGame(n, self._deals, self.variant)
+        self.game.num_threads = self.num_threads
         self._seed_rngs(None)
         self.self_play = isinstance(opponent, str) and opponent == "self"
         self._seat_spec = parse_seat(seat)
@@ -150,6 +173,7 @@ class WidderkopfVectorEnv(VectorEnv):
         self.seat = np.zeros(n, np.int64)
         self._ledger = VecRewardLedger(n, reward_shaping)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
+        self._obs = np.zeros((n, OBS_SIZE), self.obs_dtype)  # written in place (Buffers)
         self._started = False
 
     # --- gymnasium API ---------------------------------------------------------------------
@@ -200,13 +224,15 @@ class WidderkopfVectorEnv(VectorEnv):
         everyone = g.all
         counted = g.res_count.copy()
         mover = g.current.copy()
-        ok = everyone[~bad]
-        g.apply(ok, actions[ok])
+        any_bad = bool(bad.any())
+        ok = everyone[~bad] if any_bad else everyone
+        g.apply(ok, actions[ok] if any_bad else actions)
         x0 = np.zeros(n)
-        x0[ok] = self._ledger.settle(g, ok)
+        every = ok if any_bad else slice(None)  # a slice: no gathers on the common path
+        x0[every] = self._ledger.settle(g, every)
         if not self.self_play:
             x0 = x0 + self._play_opponents(ok)
-        penalty = self._penalty() if bad.any() else None
+        penalty = self._penalty() if any_bad else None
         if self.self_play:
             seat_rewards = np.stack([x0, -x0], axis=1)
             if penalty is not None:
@@ -229,7 +255,7 @@ class WidderkopfVectorEnv(VectorEnv):
         final = None
         if len(ended):
             viewer = mover if self.self_play else self.seat
-            final_obs, _ = encode(g, ended, viewer[ended], True)
+            final_obs, _ = encode(g, ended, viewer[ended], True, dtype=self.obs_dtype)
             final = self._final(ended, final_obs, step_info, viewer)
             self._deals.unseed(ended)
             self._start(ended)
@@ -293,7 +319,7 @@ class WidderkopfVectorEnv(VectorEnv):
         g, rngs = self.game, (self._rng, self._opp_rng)
         return ({k: v.copy() for k, v in vars(g).items() if isinstance(v, np.ndarray)},
                 self._ledger.hands.copy(), self._ledger.shaped.copy(), self._deals.seeds[:],
-                self._deals.seeded.copy(), self.seat.copy(), self._mask, rngs,
+                self._deals.seeded.copy(), self.seat.copy(), self._mask.copy(), rngs,
                 [r.bit_generator.state for r in rngs], self._np_random_seed,
                 getattr(self.opponent, "rng", None))
 
@@ -396,7 +422,8 @@ class WidderkopfVectorEnv(VectorEnv):
     def _observe(self):
         g = self.game
         viewer = np.maximum(g.current, 0) if self.self_play else self.seat
-        obs, self._mask = encode(g, g.all, viewer)
+        obs, self._mask = encode(g, g.all, viewer, out=self._obs, mask_out=self._mask,
+                                 dtype=self.obs_dtype)
         info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
         key = "player" if self.self_play else "seat"
         info[key], info["_" + key] = viewer.copy(), info["_action_mask"]

@@ -27,7 +27,8 @@ class VecRewardLedger:
         self.shaped[idx] = 0
 
     def settle(self, game, idx) -> np.ndarray:
-        """player_0's reward (float64) for the move just applied in each game of ``idx``."""
+        """player_0's reward (float64) for the move just applied in each game of ``idx``
+        (an index array, or ``slice(None)`` for every game)."""
         ended = game.res_count[idx] != self.hands[idx]
         self.hands[idx] = game.res_count[idx]
         value = game.res_value[idx]

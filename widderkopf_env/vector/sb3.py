@@ -46,6 +46,7 @@ class WidderkopfSB3VecEnv(VecEnv):
         if seeds is not None and seeds == [seeds[0] + i for i in range(self.num_envs)]:
             seeds = seeds[0]  # what seed(s) sets: the vector env's reset(seed=s)
         obs, _ = self.venv.reset(seed=seeds)
+        obs = obs.copy()  # the vector env reuses its buffer; SB3 keeps the last obs
         self._reset_seeds()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
@@ -55,6 +56,7 @@ class WidderkopfSB3VecEnv(VecEnv):
 
     def step_wait(self):
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
+        obs = obs.copy()  # SB3 stores the previous obs after this step returns
         dones = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
         if dones.any():

@@ -1,0 +1,92 @@
+"""The scalar Game's compiled hot paths against its Python definition (RULES R1-R20).
+
+Two copies of every random match (every variant, one to three hands from tied and
+untied scores, escalating often) are driven side by side: one by ``Game.apply`` (the
+compiled core, ``widderkopf_env/_scalar.c``), one by ``Game._apply_py``. Before every
+decision the legal sets are compared (``legal_actions`` and ``legal_mask`` in C, against
+``Game._LEGAL``), and after it the whole state (``state_dict``:
+hands, piles, tricks, history, results, the deals of later hands) and both players'
+observations from the C encoder (which reads the slots too) against the Python one.
+Illegal actions
+(wrong ids, out-of-range and huge ints) must raise the same error from both and change
+nothing.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from widderkopf_env import VARIANTS, Game, IllegalActionError, game_encoder, rules
+from widderkopf_env.cards import ESCALATE
+
+pytestmark = pytest.mark.skipif(rules._core_apply is None,
+                                reason="the compiled core is not built or is disabled")
+
+#: Decisions compared per variant (at least).
+DECISIONS = 10_000
+
+
+def pick(rng: random.Random, legal: list[int]) -> int:
+    if ESCALATE in legal and rng.random() < 0.4:
+        return ESCALATE
+    return rng.choice(legal)
+
+
+def legal_by_python(game: Game) -> int:
+    return Game._LEGAL[game.phase](game)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_apply_equals_the_python_apply_at_every_decision(variant):
+    rng = random.Random(variant)
+    decisions = seed = 0
+    levels, tiebreaks = set(), 0
+    while decisions < DECISIONS:
+        seed += 1
+        kwargs = dict(seed=seed, num_hands=rng.randint(1, 3), variant=variant,
+                      scores=(rng.randrange(3), rng.randrange(3)) if seed % 2 else (0, 0))
+        c, py = Game.new(**kwargs), Game.new(**kwargs)
+        while not py.is_over:  # py is driven by the Python definitions only
+            mask = legal_by_python(py)
+            legal = [a for a in range(42) if (mask >> a) & 1]
+            assert c.legal_actions() == legal, (seed, py.history)
+            assert c.legal_mask == mask
+            a = pick(rng, legal)
+            c.apply(a)
+            py._apply_py(a)
+            decisions += 1
+            assert c.state_dict() == py.state_dict(), (seed, py.history)
+            assert c.current_player == py.current_player
+            for p in (0, 1):  # the C encoder reading the slots, against the Python one
+                over = decisions % 7 == 0
+                obs, mask = game_encoder.encode_game(c, p, over)
+                want, want_mask = game_encoder._encode_py(py, p, over)
+                assert np.array_equal(obs, want) and np.array_equal(mask, want_mask), seed
+            tiebreaks += py.hand_no >= py.num_hands and not py.is_over
+        levels |= {r.crack_level for r in py.results}
+        assert c.results == py.results and c.scores == py.scores
+    assert levels == {0, 1, 2, 3, 4} and tiebreaks > 0
+
+
+@pytest.mark.parametrize("action", [-1, 42, 99, 10**30, -(10**30)])
+def test_illegal_actions_raise_the_same_error_and_change_nothing(action):
+    rng = random.Random(4)
+    for seed in range(40):
+        game = Game.new(seed=seed, num_hands=2)
+        for _ in range(rng.randrange(60)):
+            if game.is_over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        wrong = [a for a in range(42) if a not in game.legal_actions()][:3] + [action]
+        for a in wrong:
+            before = game.state_dict()
+            with pytest.raises(IllegalActionError) as by_core:
+                game.apply(a)
+            assert game.state_dict() == before
+            with pytest.raises(IllegalActionError) as by_python:
+                game._apply_py(a)
+            assert str(by_core.value) == str(by_python.value)
+            assert game.state_dict() == before

@@ -1,0 +1,118 @@
+"""The compiled core against the numpy engine: every decision of many random matches.
+
+Two :class:`VecGame` batches, one stepped in C (``accelerated=True``) and one by the
+numpy reference (``accelerated=False``), get the same deals (two deal sources with the
+same generator seed, some games dealt from match seeds) and the same actions (random
+legal ones, escalating often, illegal ones offered to :meth:`VecGame.illegal` too). After
+every step every array of both batches is compared (state, legal set, trick record,
+history, hand results, later hands' deals), and both players' observations (float32 and
+the compact uint8 form) and masks. Matches of one to four hands, from tied and untied
+match scores, so tie-break hands (R20) and both trump choosers (R9) are played; finished
+matches restart. Over 100,000 decisions per variant; the C batch runs on several threads
+in some runs (the results must not depend on it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from widderkopf_env.cards import ESCALATE, NUM_ACTIONS
+from widderkopf_env.observation import OBS_SIZE, OFFSETS, to_compact
+from widderkopf_env.vector import DealSource, VecGame, encode
+from widderkopf_env.vector.engine import ACCELERATED, OVER
+
+pytestmark = pytest.mark.skipif(not ACCELERATED, reason="the compiled core is not built "
+                                                        "or is disabled")
+
+#: Decisions compared per variant (at least).
+DECISIONS = 100_000
+N = 1024
+
+
+def pair(variant, seed: int, threads: int):
+    games = []
+    for accelerated in (True, False):
+        deals = DealSource(N, np.random.default_rng(seed), variant=variant)
+        deals.seed(np.arange(0, N, 7), [seed * 100_000 + i for i in range(0, N, 7)])
+        g = VecGame(N, deals, variant, accelerated=accelerated)
+        g.num_threads = threads if accelerated else 1
+        games.append(g)
+    return games
+
+
+def start(games, idx, rng) -> None:
+    first = rng.integers(0, 2, len(idx))
+    hands = rng.integers(1, 5, len(idx))
+    scores = rng.integers(0, 3, (len(idx), 2)) * (rng.random((len(idx), 1)) < 0.5)
+    for g in games:
+        g.new_matches(idx, first, hands, scores)
+
+
+def assert_same(c: VecGame, ref: VecGame, where: str) -> None:
+    for name, value in vars(ref).items():
+        if isinstance(value, np.ndarray) and name != "_need":  # the C core's scratch
+            np.testing.assert_array_equal(getattr(c, name), value, err_msg=f"{name} {where}")
+
+
+def assert_same_observations(c: VecGame, ref: VecGame, rng, where: str) -> None:
+    over = rng.random(N) < 0.1
+    for p in (0, 1):
+        for dtype in (np.float32, np.uint8):
+            obs, mask = encode(c, c.all, p, over, dtype=dtype)
+            want, want_mask = encode(ref, ref.all, p, over, dtype=np.float32)
+            if dtype == np.uint8:
+                want = to_compact(want)
+            assert obs.dtype == dtype
+            np.testing.assert_array_equal(obs, want, err_msg=f"player {p} {dtype} {where}")
+            np.testing.assert_array_equal(mask, want_mask, err_msg=f"mask {p} {where}")
+
+
+def pick(game: VecGame, rng) -> np.ndarray:
+    mask = game.mask().astype(float)
+    keys = rng.random(mask.shape) * mask
+    keys[:, ESCALATE] *= 3.0  # escalations and answers often: whole chains (R11)
+    return keys.argmax(1)
+
+
+@pytest.mark.parametrize("variant,threads", [("tiny", 1), ("small", 2), ("medium", 3),
+                                             ("full", 1), ("full", 4)])
+def test_the_compiled_core_equals_the_numpy_engine_at_every_decision(variant, threads):
+    rng = np.random.default_rng(len(variant) + threads)
+    c, ref = games = pair(variant, seed=17 + threads, threads=threads)
+    start(games, ref.all, rng)
+    assert_same(c, ref, "at the start")
+    decisions = step = 0
+    levels, tiebreaks = set(), 0
+    while decisions < DECISIONS:
+        live = ref.all[ref.phase != OVER]
+        acts = pick(ref, rng)[live]
+        wild = rng.integers(0, NUM_ACTIONS, len(live))
+        np.testing.assert_array_equal(c.illegal(live, wild), ref.illegal(live, wild))
+        for g in games:
+            g.apply(live, acts)
+        decisions += len(live)
+        step += 1
+        assert_same(c, ref, f"after step {step}")
+        assert_same_observations(c, ref, rng, f"after step {step}")
+        levels |= set(ref.res_crack_level[ref.res_count > 0].tolist())
+        tiebreaks += int(((ref.hand_no >= ref.num_hands) & (ref.phase != OVER)).sum())
+        done = ref.all[ref.phase == OVER]
+        if len(done):
+            start(games, done, rng)
+            assert_same(c, ref, f"after the restarts of step {step}")
+    assert levels == {0, 1, 2, 3, 4}  # whole escalation chains were played (R11)
+    assert tiebreaks > 0  # tie-break hands were played (R20)
+
+
+def test_the_compact_form_is_the_documented_rounding():
+    """uint8 observations: the 0/1 entries as 0/1, a scaled number x as round(x * 255)."""
+    obs = np.zeros((2, OBS_SIZE), np.float32)
+    obs[:, OFFSETS["hand"][0] + 3] = 1.0
+    start = OFFSETS["trick_points"][0]
+    obs[0, start:start + 6] = [0.5, 1 / 121, 60 / 121, 0.998, 1.0, 0.0]
+    compact = to_compact(obs)
+    assert compact.dtype == np.uint8
+    assert compact[:, OFFSETS["hand"][0] + 3].tolist() == [1, 1]
+    assert compact[0, start:start + 6].tolist() == [128, 2, 126, 254, 255, 0]
+    assert compact.sum() == 2 + 128 + 2 + 126 + 254 + 255
