@@ -18,10 +18,13 @@ Written by ``widderkopf-train`` (``final_policy.npz``), ``widderkopf-distill tra
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from widderkopf_env.atomic import write_atomic
 
 from .features import SIZE as FEATURES
 from .net_agent import CardValues, NetAgent
@@ -57,6 +60,14 @@ def save_policy(weights: dict, path, values=None) -> None:
     arrays = policy_arrays(weights)
     if values is not None:
         arrays = save_values(arrays, *values)
+    if not hasattr(path, "write"):  # a file name: written crash-safe, ".npz" added as numpy does
+        path = Path(path)
+        if not path.name.endswith(".npz"):
+            path = path.with_name(path.name + ".npz")
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        write_atomic(path, buf.getvalue())
+        return
     np.savez_compressed(path, **arrays)
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from widderkopf_env.atomic import write_atomic
+
 from ..opponents import draw
 
 MAIN = "main"
@@ -62,7 +64,8 @@ class LeagueState:
         return f"league_{self.snapshots % self.slots}"
 
     def save(self, checkpoint_dir) -> None:
-        Path(checkpoint_dir, LEAGUE_FILE).write_text(json.dumps(asdict(self), indent=1))
+        write_atomic(Path(checkpoint_dir, LEAGUE_FILE),
+                     (json.dumps(asdict(self), indent=1) + "\n").encode())
 
     @classmethod
     def load(cls, checkpoint_dir) -> LeagueState:
