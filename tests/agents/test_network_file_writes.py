@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import widderkopf_env.agents as agents
-
 from widderkopf_env.agents.network_file import load_policy, save_policy
 
 
