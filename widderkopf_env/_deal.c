@@ -6,7 +6,8 @@
  * n - 1 mixed-radix digits of x depend only on x mod n!, so deals.py's reduction modulo
  * n! is left out here. x is held as sixteen 32-bit limbs and divided with 64-bit
  * intermediates (portable C99: no 128-bit type), by a product of several consecutive
- * radices at a time; the remainder is then split into those radices' digits.
+ * radices at a time (constants for the full deck); the remainder is then split into
+ * those radices' digits.
  * tests/core/test_seeded_deals.py compares this with the Python code, deal by deal.
  */
 #define PY_SSIZE_T_CLEAN
@@ -17,17 +18,52 @@
 #define LIMBS (DIGEST_BYTES / 4)
 #define MAX_DECK 36
 
-/* x := x div d (x: LIMBS little-endian limbs, the top ones zero from index *top up);
- * returns x mod d. d >= 1 and below 2**32. */
-static uint32_t divide(uint32_t *x, int *top, uint32_t d) {
-    uint64_t rem = 0;
-    for (int k = *top - 1; k >= 0; k--) {
-        uint64_t cur = (rem << 32) | x[k];
-        x[k] = (uint32_t)(cur / d);
-        rem = cur % d;
-    }
-    while (*top > 0 && x[*top - 1] == 0) (*top)--;
-    return (uint32_t)rem;
+/* x := x div D, r := x mod D (x: LIMBS little-endian limbs, those from top up zero);
+ * D >= 1 and below 2**32. A macro, so that a literal D divides by a constant (which a
+ * compiler turns into a multiplication). */
+#define DIVIDE(x, top, D, r)                                                      \
+    do {                                                                          \
+        uint64_t rem_ = 0;                                                        \
+        for (int k_ = (top) - 1; k_ >= 0; k_--) {                                 \
+            uint64_t cur_ = (rem_ << 32) | (x)[k_];                               \
+            (x)[k_] = (uint32_t)(cur_ / (D));                                     \
+            rem_ = cur_ % (D);                                                    \
+        }                                                                         \
+        while ((top) > 0 && (x)[(top) - 1] == 0) (top)--;                         \
+        (r) = (uint32_t)rem_;                                                     \
+    } while (0)
+
+/* the swap of Fisher-Yates' step i (radix R = i + 1), its digit taken off r */
+#define SWAP_STEP(cards, r, R)                                                    \
+    do {                                                                          \
+        long j_ = (long)((r) % (uint32_t)(R)), t_ = (cards)[(R) - 1];             \
+        (r) /= (uint32_t)(R);                                                     \
+        (cards)[(R) - 1] = (cards)[j_];                                           \
+        (cards)[j_] = t_;                                                         \
+    } while (0)
+
+/* The full deck (n = 36): the radices 36..2 in five groups whose products fit 32 bits,
+ * every divisor a constant. */
+static void shuffle36(uint32_t *x, int top, long *cards) {
+    uint32_t r;
+    DIVIDE(x, top, UINT32_C(1402410240), r);  /* 36 * 35 * ... * 31 */
+    SWAP_STEP(cards, r, 36); SWAP_STEP(cards, r, 35); SWAP_STEP(cards, r, 34);
+    SWAP_STEP(cards, r, 33); SWAP_STEP(cards, r, 32); SWAP_STEP(cards, r, 31);
+    DIVIDE(x, top, UINT32_C(427518000), r);  /* 30 * ... * 25 */
+    SWAP_STEP(cards, r, 30); SWAP_STEP(cards, r, 29); SWAP_STEP(cards, r, 28);
+    SWAP_STEP(cards, r, 27); SWAP_STEP(cards, r, 26); SWAP_STEP(cards, r, 25);
+    DIVIDE(x, top, UINT32_C(1744364160), r);  /* 24 * ... * 18 */
+    SWAP_STEP(cards, r, 24); SWAP_STEP(cards, r, 23); SWAP_STEP(cards, r, 22);
+    SWAP_STEP(cards, r, 21); SWAP_STEP(cards, r, 20); SWAP_STEP(cards, r, 19);
+    SWAP_STEP(cards, r, 18);
+    DIVIDE(x, top, UINT32_C(980179200), r);  /* 17 * ... * 10 */
+    SWAP_STEP(cards, r, 17); SWAP_STEP(cards, r, 16); SWAP_STEP(cards, r, 15);
+    SWAP_STEP(cards, r, 14); SWAP_STEP(cards, r, 13); SWAP_STEP(cards, r, 12);
+    SWAP_STEP(cards, r, 11); SWAP_STEP(cards, r, 10);
+    DIVIDE(x, top, UINT32_C(362880), r);  /* 9 * ... * 2 */
+    SWAP_STEP(cards, r, 9); SWAP_STEP(cards, r, 8); SWAP_STEP(cards, r, 7);
+    SWAP_STEP(cards, r, 6); SWAP_STEP(cards, r, 5); SWAP_STEP(cards, r, 4);
+    SWAP_STEP(cards, r, 3); SWAP_STEP(cards, r, 2);
 }
 
 /* Fisher-Yates over cards[0..n), the swaps read off the digest as deals.py does. */
@@ -39,6 +75,10 @@ static void shuffle(const unsigned char *digest, long *cards, int n) {
                | (uint32_t)b[3] << 24;
     }
     int top = LIMBS;
+    if (n == 36) {
+        shuffle36(x, top, cards);
+        return;
+    }
     int i = n - 1;
     while (i >= 1) {
         /* the radices i + 1, i, ..., last + 1 of one division: their product < 2**32 */
@@ -48,14 +88,9 @@ static void shuffle(const unsigned char *digest, long *cards, int n) {
             product *= (uint64_t)(last + 1);
             last--;
         }
-        uint32_t r = divide(x, &top, (uint32_t)product);
-        for (; i > last; i--) {
-            long j = (long)(r % (uint32_t)(i + 1));
-            r /= (uint32_t)(i + 1);
-            long t = cards[i];
-            cards[i] = cards[j];
-            cards[j] = t;
-        }
+        uint32_t r;
+        DIVIDE(x, top, (uint32_t)product, r);
+        for (; i > last; i--) SWAP_STEP(cards, r, i + 1);
     }
 }
 
