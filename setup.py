@@ -27,7 +27,8 @@ setup(
         Extension(
             "widderkopf_env.agents._solver",
             sources=["agents/_solver.c"],
-            depends=["agents/_solver_search.h"],
+            depends=["agents/_solver_search.h", "widderkopf_env/_core.h"],
+            include_dirs=["widderkopf_env"],
             optional=True,
         ),
     ]
