@@ -9,12 +9,13 @@ RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
 # The compiled core (setup.py builds it into widderkopf_env/_speedups*.so).
 C_CORE := widderkopf_env/_speedups.c widderkopf_env/_batch.c widderkopf_env/_scalar.c \
-	widderkopf_env/_core.h
+	widderkopf_env/_deal.c widderkopf_env/_core.h
 # The engine, env and vector tests, run a second time on the pure-Python fallback
 # (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.
 PURE_TESTS := tests/vector tests/core/test_engine_rules.py tests/core/test_engine_api.py \
 	tests/core/test_engine_properties.py tests/core/test_aec_env.py tests/core/test_gym_env.py \
-	tests/core/test_no_leak.py tests/core/test_seeding.py tests/core/test_variants.py
+	tests/core/test_no_leak.py tests/core/test_seeding.py tests/core/test_variants.py \
+	tests/core/test_seeded_deals.py
 
 .PHONY: venv .venv test test-loaded demo bench dist clean browser docs
 

@@ -2,9 +2,9 @@
 
 ``widderkopf_env._speedups`` is the compiled core: the rules and the observation encoder
 in C (``_core.h``), bound to the batched engine (``_batch.c``), the scalar ``Game``
-(``_scalar.c``) and the scalar encoder (``_speedups.c``). It is optional: without a C
-compiler the build goes on and widderkopf_env runs its Python and numpy code, which
-gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
+(``_scalar.c``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
+(``_deal.c``). It is optional: without a C compiler the build goes on and
+widderkopf_env runs its Python and numpy code, which gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
 ``widderkopf_env.vector.engine.ACCELERATED`` say which one runs).
 
 ``widderkopf_env.agents._solver`` is the endgame solver's search in C (PIMC's inner
@@ -20,14 +20,15 @@ setup(
         Extension(
             "widderkopf_env._speedups",
             sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
-                     "widderkopf_env/_scalar.c"],
+                     "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c"],
             depends=["widderkopf_env/_core.h"],
             optional=True,
         ),
         Extension(
             "widderkopf_env.agents._solver",
             sources=["agents/_solver.c"],
-            depends=["agents/_solver_search.h"],
+            depends=["agents/_solver_search.h", "widderkopf_env/_core.h"],
+            include_dirs=["widderkopf_env"],
             optional=True,
         ),
     ]

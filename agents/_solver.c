@@ -26,8 +26,9 @@
  *   worth, picked one at a time (the first usually ends the loop).
  *
  * The search itself is in _solver_search.h (this file: the Python module around it).
- * No rule is written here: solver.py passes its labelled tables (solver.TABLES: card
- * points, what follows what, what beats what, the classes) to configure() at import.
+ * No rule is written here: solver.py passes the core's rules (cards.core_tables(), into
+ * _core.h's wk_rules) and each trump suit's power order to configure() at import, which
+ * relabels them (card points, what follows what, what beats what, the classes).
  * Cards are 36-bit sets in uint64_t, labels in power order (see solver.py).
  */
 
@@ -65,56 +66,88 @@ static int read_ints(PyObject *seq, Py_ssize_t n, long long lo, long long hi, lo
     return 0;
 }
 
-/* configure(tables): for each trump suit 0..3, (pts, follow, beats, block) as in
- * solver.TABLES[t][2:] (36 ints, 36 card sets, 36 * 36 bytes, 36 ints) */
-static PyObject *configure(PyObject *self, PyObject *arg) {
-    (void)self;
-    static Tables fresh[4];
-    static long long buf[NCARDS * NCARDS];
-    configured = 0;  /* unusable until configured right */
-    PyObject *all = PySequence_Fast(arg, "configure: tables must be a sequence");
-    if (all == NULL) return NULL;
-    int ok = PySequence_Fast_GET_SIZE(all) == 4;
-    if (!ok) PyErr_SetString(PyExc_ValueError, "configure: one entry per trump suit (4)");
-    for (Py_ssize_t t = 0; ok && t < 4; t++) {
-        PyObject *parts = PySequence_Fast(PySequence_Fast_GET_ITEM(all, t), "configure: an "
-                                          "entry is (pts, follow, beats, block)");
-        ok = parts != NULL && PySequence_Fast_GET_SIZE(parts) == 4;
-        if (parts != NULL && !ok)
-            PyErr_SetString(PyExc_ValueError, "configure: an entry is (pts, follow, beats, "
-                            "block)");
-        Tables *tab = &fresh[t];
-        ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 0), NCARDS, 0, 100, buf,
-                              "configure: pts");
-        for (int i = 0; ok && i < NCARDS; i++) tab->pts[i] = (int)buf[i];
-        ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 1), NCARDS, 0,
-                              (long long)ALL36, buf, "configure: follow");
-        for (int i = 0; ok && i < NCARDS; i++) tab->follow[i] = (uint64_t)buf[i];
-        ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 2), NCARDS * NCARDS, 0, 1, buf,
-                              "configure: beats");
-        for (int i = 0; ok && i < NCARDS * NCARDS; i++) tab->beats[i] = (uint8_t)buf[i];
-        ok = ok && !read_ints(PySequence_Fast_GET_ITEM(parts, 3), NCARDS, 0, NCARDS, buf,
-                              "configure: block");
-        for (int i = 0; ok && i < NCARDS; i++) tab->block[i] = (int)buf[i];
-        for (int i = 0; ok && i < NCARDS; i++)
-            ok = (tab->block[i] == 0) == (i < 15);
-        if (parts != NULL && !ok && !PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "configure: block must be 0 for the 15 trumps "
-                            "(labels 0..14) only");
-        tab->nvals = 0;
-        for (int v = 0; ok && v <= 100; v++) {
-            uint64_t mask = 0;
-            for (int i = 0; i < NCARDS; i++)
-                if (tab->pts[i] == v) mask |= BIT(i);
-            if (mask) {
-                tab->val[tab->nvals] = v;
-                tab->valmask[tab->nvals++] = mask;
-            }
+/* read_ints for one entry of a sequence of rows */
+static int read_row(PyObject *rows, Py_ssize_t t, Py_ssize_t n, long long hi, long long *out,
+                    const char *what) {
+    PyObject *row = PySequence_GetItem(rows, t);
+    if (row == NULL) return -1;
+    int err = read_ints(row, n, 0, hi, out, what);
+    Py_DECREF(row);
+    return err;
+}
+
+/* The labelled tables of trump t (what solver._relabelling computes in Python) from the
+ * core's rules and the power order: order[i] is the card with label i. */
+static int relabel(const wk_rules *r, int t, const long long *order, Tables *tab) {
+    int label[WK_CARDS];
+    for (int c = 0; c < WK_CARDS; c++) label[c] = -1;
+    for (int i = 0; i < WK_CARDS; i++) label[order[i]] = i;
+    for (int c = 0; c < WK_CARDS; c++)
+        if (label[c] < 0) {
+            PyErr_SetString(PyExc_ValueError, "configure: an order must hold every card once");
+            return -1;
         }
-        Py_XDECREF(parts);
+    for (int i = 0; i < WK_CARDS; i++) {
+        int c = (int)order[i];
+        uint64_t follow = 0;
+        for (int o = 0; o < WK_CARDS; o++)
+            if (r->follow[t][c] >> o & 1) follow |= BIT(label[o]);
+        tab->pts[i] = (int)r->points[c] + (c == r->spitzer[t]);
+        tab->follow[i] = follow;
+        tab->block[i] = i < 15 ? 0 : 1 + (i - 15) / 7;
+        for (int k = 0; k < WK_CARDS; k++)
+            tab->beats[i * WK_CARDS + k] = r->beats[t][c * WK_CARDS + (int)order[k]];
+        /* the search needs each class as one block of labels: the trumps first */
+        if (((r->trump_mask[t] >> c & 1) != 0) != (i < 15)
+            || follow != (i < 15 ? TRUMPS : SUIT((i - 15) / 7))) {
+            PyErr_SetString(PyExc_ValueError, "configure: an order must list the 15 trumps, "
+                            "then each plain suit's 7 cards");
+            return -1;
+        }
     }
-    Py_DECREF(all);
-    if (!ok) return NULL;
+    tab->nvals = 0;
+    for (int v = 0; v <= 100; v++) {
+        uint64_t mask = 0;
+        for (int i = 0; i < WK_CARDS; i++)
+            if (tab->pts[i] == v) mask |= BIT(i);
+        if (mask) {
+            tab->val[tab->nvals] = v;
+            tab->valmask[tab->nvals++] = mask;
+        }
+    }
+    return 0;
+}
+
+/* configure(follow, beats, points, spitzer, trump_mask, orders): the core's rules
+ * (cards.core_tables()) and, per trump suit, the power order of solver.TABLES */
+static PyObject *configure(PyObject *self, PyObject *args) {
+    (void)self;
+    static wk_rules rules;
+    static Tables fresh[4];
+    static long long buf[WK_CARDS * WK_CARDS];
+    PyObject *follow, *beats, *points, *spitzer, *trumps, *orders;
+    configured = 0;  /* unusable until configured right */
+    if (!PyArg_ParseTuple(args, "OOOOOO:configure", &follow, &beats, &points, &spitzer,
+                          &trumps, &orders))
+        return NULL;
+    for (int t = 0; t < 4; t++) {
+        if (read_row(follow, t, WK_CARDS, (long long)WK_ALL_CARDS, buf, "configure: follow"))
+            return NULL;
+        for (int c = 0; c < WK_CARDS; c++) rules.follow[t][c] = (uint64_t)buf[c];
+        if (read_row(beats, t, WK_CARDS * WK_CARDS, 1, buf, "configure: beats")) return NULL;
+        for (int k = 0; k < WK_CARDS * WK_CARDS; k++) rules.beats[t][k] = (uint8_t)buf[k];
+    }
+    if (read_ints(points, WK_CARDS, 0, 99, buf, "configure: points")) return NULL;
+    for (int c = 0; c < WK_CARDS; c++) rules.points[c] = buf[c];
+    if (read_ints(spitzer, 4, 0, WK_CARDS - 1, buf, "configure: spitzer")) return NULL;
+    for (int t = 0; t < 4; t++) rules.spitzer[t] = buf[t];
+    if (read_ints(trumps, 4, 0, (long long)WK_ALL_CARDS, buf, "configure: trump_mask"))
+        return NULL;
+    for (int t = 0; t < 4; t++) rules.trump_mask[t] = (uint64_t)buf[t];
+    for (int t = 0; t < 4; t++)
+        if (read_row(orders, t, WK_CARDS, WK_CARDS - 1, buf, "configure: order")
+            || relabel(&rules, t, buf, &fresh[t]))
+            return NULL;
     memcpy(tables, fresh, sizeof tables);
     configured = 1;
     Py_RETURN_NONE;
@@ -135,7 +168,7 @@ static int clamp_window(PyObject *v, int *out) {
 static int as_set(PyObject *v, uint64_t *out) {
     unsigned long long x = PyLong_AsUnsignedLongLong(v);
     if (x == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    if (x & ~ALL36) {
+    if (x & ~WK_ALL_CARDS) {
         PyErr_SetString(PyExc_ValueError, "card sets are 36-bit");
         return -1;
     }
@@ -145,7 +178,7 @@ static int as_set(PyObject *v, uint64_t *out) {
 
 /* the cards a player holds: the playable ones and those lying face down under them */
 static int holding(const Searcher *s, uint64_t avail) {
-    int k = popcount(avail);
+    int k = wk_popcount(avail);
     for (; avail; avail &= avail - 1) k += s->rev[low_bit(avail)] != 0;
     return k;
 }
@@ -192,7 +225,7 @@ static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssi
     int R, n;
     if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
     uint64_t hL = held(s, aL), hO = held(s, aO);
-    int value[NCARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    int value[WK_CARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
     for (uint64_t cards = aL; cards; cards &= cards - 1) {
@@ -229,9 +262,9 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         PyErr_SetString(PyExc_ValueError, "trump must be 0..3");
         return NULL;
     }
-    long long rev[NCARDS];
-    if (read_ints(rev_seq, NCARDS, 0, (long long)ALL36, rev, "Searcher: rev")) return NULL;
-    for (int c = 0; c < NCARDS; c++) {
+    long long rev[WK_CARDS];
+    if (read_ints(rev_seq, WK_CARDS, 0, (long long)WK_ALL_CARDS, rev, "Searcher: rev")) return NULL;
+    for (int c = 0; c < WK_CARDS; c++) {
         uint64_t r = (uint64_t)rev[c];
         if ((r & (r - 1)) || r == BIT(c)) {
             PyErr_SetString(PyExc_ValueError, "rev[c] must be 0 or the bit of another card");
@@ -242,16 +275,16 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     if (s == NULL) return NULL;
     s->trump = trump;
     s->tab = &tables[trump];
-    for (int c = 0; c < NCARDS; c++) {
+    for (int c = 0; c < WK_CARDS; c++) {
         s->rev[c] = (uint64_t)rev[c];
         s->kind[c] = rev[c] ? -1 - c : s->tab->block[c] * 256 + s->tab->pts[c];
         if (rev[c]) s->covered |= BIT(c);
     }
     uint64_t fixed = s->covered;
-    for (int c = 0; c < NCARDS; c++) fixed |= s->rev[c];
-    for (int c = 0; c < NCARDS;) {
+    for (int c = 0; c < WK_CARDS; c++) fixed |= s->rev[c];
+    for (int c = 0; c < WK_CARDS;) {
         int e = c + 1;
-        while (e < NCARDS && !(fixed >> c & 1) && !(fixed >> e & 1)
+        while (e < WK_CARDS && !(fixed >> c & 1) && !(fixed >> e & 1)
                && s->tab->block[e] == s->tab->block[c] && s->tab->pts[e] == s->tab->pts[c])
             e++;
         if (e - c >= 2) {
@@ -323,9 +356,9 @@ static PyTypeObject SearcherType = {
 /* ---- the module ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
-    {"configure", configure, METH_O,
-     "configure(tables): for each trump suit, (pts, follow, beats, block) from "
-     "solver.TABLES"},
+    {"configure", configure, METH_VARARGS,
+     "configure(follow, beats, points, spitzer, trump_mask, orders): cards.core_tables() "
+     "and each trump suit's power order (solver.TABLES[t][0])"},
     {NULL, NULL, 0, NULL},
 };
 

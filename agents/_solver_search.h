@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCARDS 36
-#define ALL36 ((UINT64_C(1) << NCARDS) - 1)
+#include "_core.h"  /* WK_CARDS, wk_rules, wk_popcount (widderkopf_env/) */
+
 #define BIT(c) (UINT64_C(1) << (c))
 #define MAX_TRICKS 18
 #define MAX_POINTS 250  /* R is at most 121; the table packs values in 10 bits */
@@ -30,21 +30,15 @@ static inline int low_bit(uint64_t x) { return __builtin_ctzll(x); }
 static inline int top_bit(uint64_t x) { return x ? 63 - __builtin_clzll(x) : 0; }
 #endif
 
-static inline int popcount(uint64_t x) {
-    int n = 0;
-    for (; x; x &= x - 1) n++;
-    return n;
-}
-
-/* ---- the rule tables of each trump suit, from solver.TABLES ---------------------------- */
+/* ---- the rule tables of each trump suit, in labels (configure fills them) ------------ */
 
 typedef struct {
-    int pts[NCARDS];              /* card points (the Spitzer's extra point included) */
-    uint64_t follow[NCARDS];      /* the cards that follow card c */
-    uint8_t beats[NCARDS * NCARDS]; /* beats[a * 36 + b]: b beats the lead a */
-    int block[NCARDS];            /* the class (trumps, or one plain suit) of card c */
-    int nvals, val[NCARDS];       /* the distinct card points, lowest first, */
-    uint64_t valmask[NCARDS];     /* and the cards worth each */
+    int pts[WK_CARDS];              /* card points (the Spitzer's extra point included) */
+    uint64_t follow[WK_CARDS];      /* the cards that follow card c */
+    uint8_t beats[WK_CARDS * WK_CARDS]; /* beats[a * 36 + b]: b beats the lead a */
+    int block[WK_CARDS];            /* the class (trumps, or one plain suit) of card c */
+    int nvals, val[WK_CARDS];       /* the distinct card points, lowest first, */
+    uint64_t valmask[WK_CARDS];     /* and the cards worth each */
 } Tables;
 
 #define TRUMPS ((UINT64_C(1) << 15) - 1)  /* the trumps are labels 0..14 (block 0) */
@@ -75,13 +69,13 @@ typedef struct {
     PyObject_HEAD
     int trump;
     const Tables *tab;
-    uint64_t rev[NCARDS];
-    int kind[NCARDS];  /* cards of one kind (class and points, none face down under them)
+    uint64_t rev[WK_CARDS];
+    int kind[WK_CARDS];  /* cards of one kind (class and points, none face down under them)
                         * are interchangeable when no card of the other side lies between */
     uint64_t covered;  /* the cards with a face-down card under them */
     int nruns;          /* runs: maximal blocks of consecutive labels of one class and one */
-    uint64_t run[NCARDS];  /* point value, none lying on or under a face-down card */
-    int run_at[NCARDS];    /* the lowest label of each run */
+    uint64_t run[WK_CARDS];  /* point value, none lying on or under a face-down card */
+    int run_at[WK_CARDS];    /* the lowest label of each run */
     uint64_t runs, run_starts;  /* the cards of all runs, and the lowest of each */
     Entry *slots;  /* open addressing, linear probing; a power of two of them */
     size_t cap, count;
@@ -99,7 +93,7 @@ static inline Entry *probe(const Searcher *s, uint64_t aL, uint64_t aO) {
     size_t mask = s->cap - 1, i = slot_of(s, aL, aO);
     for (;;) {
         Entry *e = &s->slots[i];
-        if (!(e->b & USED) || (e->a == aL && (e->b & ALL36) == aO)) return e;
+        if (!(e->b & USED) || (e->a == aL && (e->b & WK_ALL_CARDS) == aO)) return e;
         i = (i + 1) & mask;
     }
 }
@@ -113,7 +107,7 @@ static int tt_alloc(Searcher *s, int bits) {
     s->cap = (size_t)1 << bits;
     s->shift = 64 - bits;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i].b & USED) *probe(s, old[i].a, old[i].b & ALL36) = old[i];
+        if (old[i].b & USED) *probe(s, old[i].a, old[i].b & WK_ALL_CARDS) = old[i];
     free(old);
     return 0;
 }
@@ -182,7 +176,7 @@ static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
     for (uint64_t leads = aL; leads; leads &= leads - 1) {
         int c = low_bit(leads);
         int cl = top_bit((aL ^ BIT(c)) | s->rev[c]);  /* the leader's last card */
-        int pc = t->pts[c], c36 = c * NCARDS;
+        int pc = t->pts[c], c36 = c * WK_CARDS;
         int worst = R + 1;
         uint64_t moves = aO & t->follow[c];
         if (!moves) moves = aO;
@@ -191,9 +185,9 @@ static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
             int ro = top_bit((aO ^ BIT(r)) | s->rev[r]);
             int p = pc + t->pts[r], v;
             if (beats[c36 + r])  /* the follower wins and leads the last trick */
-                v = beats[ro * NCARDS + cl] ? R - p : 0;
+                v = beats[ro * WK_CARDS + cl] ? R - p : 0;
             else
-                v = !beats[cl * NCARDS + ro] ? R : p;
+                v = !beats[cl * WK_CARDS + ro] ? R : p;
             if (v < worst) worst = v;
             if (worst <= best) break;
         }
@@ -233,7 +227,7 @@ static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax)
     int k = 0, sum = 0;
     for (; wins; wins &= wins - 1, k++) sum += t->pts[low_bit(wins)];
     for (int i = 0; k > 0 && i < t->nvals; i++) {  /* hy's k cheapest cards go with them */
-        int m = popcount(hy & t->valmask[i]);
+        int m = wk_popcount(hy & t->valmask[i]);
         if (m > k) m = k;
         sum += m * t->val[i];
         k -= m;
@@ -250,14 +244,14 @@ static int after_lead(Searcher *s, uint64_t aL, uint64_t aO, uint64_t hL, int R,
                       int c, int alpha, int beta) {
     const Tables *t = s->tab;
     const uint8_t *beats = t->beats;
-    int up[NCARDS], n1 = n - 1;
+    int up[WK_CARDS], n1 = n - 1;
     uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
     uint64_t moves = aO & t->follow[c];
     if (!moves) moves = aO;
-    int pc = t->pts[c], c36 = c * NCARDS;
+    int pc = t->pts[c], c36 = c * WK_CARDS;
     /* replies by the trick's worth to the leader, lowest first (then by label); each is
      * picked when its turn comes, as the first one usually ends the loop */
-    int m = distinct(s, moves, hL, up), worth[NCARDS];
+    int m = distinct(s, moves, hL, up), worth[WK_CARDS];
     for (int j = 0; j < m; j++) {
         int r = up[j];
         worth[j] = beats[c36 + r] ? -pc - t->pts[r] : pc + t->pts[r];
@@ -310,7 +304,7 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
     s->nodes++;
     if (n <= 2) {
         if (n == 2) return two_left(s, aL, aO, R);
-        return beats[top_bit(aL) * NCARDS + top_bit(aO)] ? 0 : R;
+        return beats[top_bit(aL) * WK_CARDS + top_bit(aO)] ? 0 : R;
     }
     canonical(s, &aL, &aO);
     Entry *e = probe(s, aL, aO);
@@ -331,7 +325,7 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         if (hi <= alpha) return hi;
     }
     int a0 = alpha, b0 = beta;
-    int up[NCARDS], leads[NCARDS];
+    int up[WK_CARDS], leads[WK_CARDS];
     int k = distinct(s, aL, hO, up);
     for (int i = 0; i < k; i++) leads[i] = up[k - 1 - i];  /* strongest first */
     if (first >= 0) {  /* the table's best move first, the others in their order */

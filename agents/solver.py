@@ -47,6 +47,7 @@ from widderkopf_env.cards import (
     TOTAL_POINTS,
     TRUMP_MASK,
     WIN_POINTS,
+    core_tables,
     from_bits,
     hand_value,
 )
@@ -247,12 +248,13 @@ def make_search(trump: int, rev: list[int], tt: dict):
 
 
 def _load_accelerator():
-    """The C search (``agents/_solver.c``), configured with :data:`TABLES`,
+    """The C search (``agents/_solver.c``), configured with the core's rules
+    (:func:`~widderkopf_env.cards.core_tables`) and the power order of :data:`TABLES`,
     or None when it was not built or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
     value other than ``0``."""
-    return load_accelerator(  # the tables' pts, follow, beats and block
+    return load_accelerator(
         "widderkopf_env.agents._solver", replaces="search",
-        configure=lambda m: m.configure(tuple(tables[2:] for tables in TABLES)))
+        configure=lambda m: m.configure(*core_tables(), tuple(t[0] for t in TABLES)))
 
 
 _accel = _load_accelerator()

@@ -29,7 +29,8 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
     X(S_LEVEL, "level") X(S_CRACKER, "cracker") X(S_RECRACKER, "recracker")              \
     X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")                \
     X(S_CHOOSER, "chooser") X(S_SCORES, "scores") X(S_HAND_NO, "hand_no")                \
-    X(S_NUM_HANDS, "num_hands")
+    X(S_NUM_HANDS, "num_hands") X(S_HAND_START, "hand_start")                            \
+    X(S_FIRST_DEALER, "first_dealer")
 #define AS_ENUM(id, name) id,
 #define AS_NAME(id, name) name,
 enum { SLOT_LIST(AS_ENUM) N_SLOTS };
@@ -356,6 +357,110 @@ static PyObject *game_apply(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
+/* game.<k> = v (a new reference, stolen; NULL: the error is set) */
+static int set_slot(PyObject *game, int k, PyObject *v) {
+    if (v == NULL) return -1;
+    PyObject *old = SLOT(game, k);
+    SLOT(game, k) = v;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* one part of a deal (hand, up or down cards): at most max card ids, into out and bits */
+static int read_part(PyObject *seq, Py_ssize_t max, int64_t *out, Py_ssize_t *n,
+                     uint64_t *bits) {
+    PyObject *fast = PySequence_Fast(seq, "a deal's hand, up and down must be card ids");
+    if (fast == NULL) return -1;
+    *n = PySequence_Fast_GET_SIZE(fast);
+    *bits = 0;
+    for (Py_ssize_t k = 0; k < *n && k < max; k++) {
+        long long c = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (c == -1 && PyErr_Occurred()) break;
+        out[k] = c;
+        *bits |= (c >= 0 && c < WK_CARDS) ? UINT64_C(1) << c : UINT64_C(1) << 63;
+    }
+    Py_DECREF(fast);
+    if (PyErr_Occurred()) return -1;
+    if (*n > max || *bits >> WK_CARDS) {
+        PyErr_Format(PyExc_ValueError, "a deal's part must hold at most %zd card ids in "
+                     "0..35", max);
+        return -1;
+    }
+    return 0;
+}
+
+/* game_start_hand(game, deal): Game._start_hand with the hand's deal, read in full before
+ * anything changes */
+static PyObject *game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "game_start_hand(game, deal) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *game = args[0];
+    int64_t cards[2][3][8];
+    uint64_t bits[2][3];
+    Py_ssize_t len[2][3];
+    PyObject *deal = PySequence_Fast(args[1], "a deal must be two (hand, up, down)");
+    if (deal == NULL) return NULL;
+    int err = check_game(game) || PySequence_Fast_GET_SIZE(deal) != 2;
+    for (int p = 0; !err && p < 2; p++) {
+        PyObject *part = PySequence_Fast(PySequence_Fast_GET_ITEM(deal, p), "a deal must be "
+                                         "two (hand, up, down)");
+        err = part == NULL || PySequence_Fast_GET_SIZE(part) != 3;
+        for (int k = 0; !err && k < 3; k++)
+            err = read_part(PySequence_Fast_GET_ITEM(part, k), k ? WK_PILES : 8, cards[p][k],
+                            &len[p][k], &bits[p][k]);
+        Py_XDECREF(part);
+    }
+    Py_DECREF(deal);
+    if (!err && (len[0][1] != len[0][2] || len[1][1] != len[0][1] || len[1][2] != len[0][1]))
+        err = 1;
+    if (err) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "a deal must be two (hand, up, down), with as "
+                            "many up as down cards");
+        return NULL;
+    }
+    long long n, first, s0, s1;
+    PyObject *scores = get_list(game, S_SCORES, 2), *history = SLOT(game, S_HISTORY);
+    if (get_long(game, S_HAND_NO, &n) || get_long(game, S_FIRST_DEALER, &first)
+        || scores == NULL || item_long(scores, 0, &s0) || item_long(scores, 1, &s1))
+        return NULL;
+    if (history == NULL || !PyList_Check(history)) {
+        PyErr_SetString(PyExc_TypeError, "Game.history must be a list");
+        return NULL;
+    }
+    long long dealer = first ^ (n & 1), chooser = s0 != s1 ? (s0 < s1 ? 0 : 1) : 1 - dealer;
+    PyObject *up = PyList_New(2 * WK_PILES), *down = PyList_New(2 * WK_PILES);
+    for (int p = 0; up != NULL && down != NULL && p < 2; p++)
+        for (Py_ssize_t i = 0; i < WK_PILES; i++) {
+            int dealt = i < len[p][1];
+            PyList_SET_ITEM(up, WK_PILES * p + i,
+                            PyLong_FromLongLong(dealt ? cards[p][1][i] : -1));
+            PyList_SET_ITEM(down, WK_PILES * p + i,
+                            PyLong_FromLongLong(dealt ? cards[p][2][i] : -1));
+        }
+    if (set_slot(game, S_UP, up) || set_slot(game, S_DOWN, down)
+        || set_slot(game, S_HAND, Py_BuildValue("[KK]", bits[0][0], bits[1][0]))
+        || set_slot(game, S_UPBITS, Py_BuildValue("[KK]", bits[0][1], bits[1][1]))
+        || set_slot(game, S_COVERED, Py_BuildValue("[KK]", bits[0][1], bits[1][1]))
+        || set_slot(game, S_DISCARD, Py_BuildValue("[ii]", -1, -1))
+        || set_slot(game, S_WON, Py_BuildValue("[ii]", 0, 0))
+        || set_slot(game, S_TRICK_POINTS, Py_BuildValue("[ii]", 0, 0))
+        || set_slot(game, S_PLAYED, Py_BuildValue("[ii]", 0, 0))
+        || set_slot(game, S_TRICKS, PyList_New(0))
+        || set_long(game, S_HAND_START, PyList_GET_SIZE(history))
+        || set_long(game, S_DEALER, dealer) || set_long(game, S_CHOOSER, chooser)
+        || set_long(game, S_PHASE, WK_TRUMP) || set_long(game, S_CURRENT, chooser)
+        || set_long(game, S_TRUMP, -1) || set_long(game, S_LEAD, -1)
+        || set_long(game, S_LEAD_PILE, -1) || set_long(game, S_LEADER, 1 - dealer)
+        || set_long(game, S_LEVEL, 0) || set_long(game, S_CRACKER, -1)
+        || set_long(game, S_RECRACKER, -1) || set_long(game, S_LEGAL, -1))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8):
  * _speedups.encode for a Game, its fields read from the slots and written by _core.h's
  * wk_encode (a one-game batch); any other object goes to _speedups.encode */
@@ -494,5 +599,7 @@ PyMethodDef wk_scalar_methods[] = {
      "game_legal_actions(game) -> Game.legal_actions()"},
     {"game_apply", (PyCFunction)(void (*)(void))game_apply, METH_FASTCALL,
      "game_apply(game, action): Game.apply for an int action"},
+    {"game_start_hand", (PyCFunction)(void (*)(void))game_start_hand, METH_FASTCALL,
+     "game_start_hand(game, deal): Game._start_hand with the hand's deal"},
     {NULL, NULL, 0, NULL},
 };

@@ -23,6 +23,7 @@
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
 extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot paths */
+extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
 int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
@@ -313,7 +314,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
-                      || PyModule_AddFunctions(m, wk_scalar_methods) < 0)) {
+                      || PyModule_AddFunctions(m, wk_scalar_methods) < 0
+                      || PyModule_AddFunctions(m, wk_deal_methods) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

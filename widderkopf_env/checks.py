@@ -104,6 +104,10 @@ def check_num_hands(num_hands) -> int:
 
 def check_scores(scores) -> tuple[int, int]:
     """Match scores as a pair of ints in 0..MAX_SCORE (a tuple or list of two)."""
+    if type(scores) is tuple and len(scores) == 2:  # the common case, without the map
+        a, b = scores
+        if type(a) is int and type(b) is int and 0 <= a <= MAX_SCORE and 0 <= b <= MAX_SCORE:
+            return scores
     values = tuple(map(as_int, scores)) if isinstance(scores, (tuple, list)) else ()
     if len(values) != 2 or any(v is None or not 0 <= v <= MAX_SCORE for v in values):
         raise ValueError(f"scores must be a tuple of two ints in 0..{MAX_SCORE:,}, got "

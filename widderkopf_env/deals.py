@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import math
 
-from .cards import FULL, HAND_SIZE, PILES, card_name, parse_card
+from .accelerators import load_accelerator
+from .cards import FULL, HAND_SIZE, NUM_CARDS, PILES, card_name, parse_card
 from .checks import SEATS
 
 
@@ -67,11 +68,27 @@ def deal_to_spec(deal) -> dict:
     }
 
 
-_PERMUTATIONS = math.factorial(36)
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=64).digest()
 
 
-def _hash_int(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "little")
+def _shuffled_deal_py(digest: bytes, cards, hand_size: int, piles: int):
+    """The deal of ``cards`` shuffled with the 64-byte ``digest``: the reference of the
+    compiled core's ``shuffled_deal`` (``_deal.c``), which gives the same deals."""
+    cards = list(cards)
+    x = int.from_bytes(digest, "little") % math.factorial(len(cards))
+    for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, with the swaps read off x
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    h, p = hand_size, piles
+    return tuple((cards[b:b + h], cards[b + h:b + h + p], cards[b + h + p:b + h + 2 * p])
+                 for b in (0, h + 2 * p))
+
+
+_core = load_accelerator("widderkopf_env._speedups", lambda module: module.shuffled_deal,
+                         replaces="seeded deals")
+_shuffled_deal = _core.shuffled_deal if _core is not None else _shuffled_deal_py
+_DECK = tuple(range(NUM_CARDS))
 
 
 def seeded_deal(seed: int, hand: int):
@@ -81,12 +98,7 @@ def seeded_deal(seed: int, hand: int):
     and decoded in the factorial number system (bias below 2**-370). The same seed gives
     the same deals on every platform and Python version.
     """
-    x = _hash_int(f"widderkopf/{seed}/hand/{hand}") % _PERMUTATIONS
-    cards = list(range(36))
-    for i in range(35, 0, -1):  # Fisher-Yates, with the swaps read off x
-        x, j = divmod(x, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return tuple((cards[b:b + 8], cards[b + 8:b + 13], cards[b + 13:b + 18]) for b in (0, 18))
+    return _shuffled_deal(_digest(f"widderkopf/{seed}/hand/{hand}"), _DECK, HAND_SIZE, PILES)
 
 
 def seeded_variant_deal(seed: int, hand: int, variant):
@@ -95,16 +107,10 @@ def seeded_variant_deal(seed: int, hand: int, variant):
     as hand, face-up and face-down cards to each player in turn."""
     if variant is FULL:
         return seeded_deal(seed, hand)
-    cards = variant.cards
-    x = _hash_int(f"widderkopf/{seed}/{variant.name}/hand/{hand}") % math.factorial(len(cards))
-    for i in range(len(cards) - 1, 0, -1):
-        x, j = divmod(x, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    h, p = variant.hand_size, variant.piles
-    return tuple((cards[b:b + h], cards[b + h:b + h + p], cards[b + h + p:b + h + 2 * p])
-                 for b in (0, h + 2 * p))
+    return _shuffled_deal(_digest(f"widderkopf/{seed}/{variant.name}/hand/{hand}"),
+                          variant.cards, variant.hand_size, variant.piles)
 
 
 def seeded_dealer(seed: int) -> int:
     """The first dealer drawn from ``seed`` (R6)."""
-    return _hash_int(f"widderkopf/{seed}/dealer") & 1
+    return _digest(f"widderkopf/{seed}/dealer")[0] & 1

@@ -168,7 +168,11 @@ class Game:
         n = self.hand_no
         if n == len(self.deals):
             self.deals.append(seeded_variant_deal(self.seed, n, self.variant))
-        deal = self.deals[n]
+        (_core_start or Game._start_hand_py)(self, self.deals[n])
+
+    def _start_hand_py(self, deal) -> None:
+        """The hand's start from its deal in Python: the reference of the compiled core's."""
+        n = self.hand_no
         self.hand_start = len(self.history)
         self.dealer = dealer = self.first_dealer ^ (n & 1)
         s0, s1 = self.scores
@@ -506,5 +510,6 @@ def _configure_core(module) -> None:
 
 # The compiled core's apply and legal set for Game (None: Game runs in Python).
 _core = load_accelerator("widderkopf_env._speedups", _configure_core, replaces="Game.apply")
-_core_apply, _core_legal, _core_actions = (
-    (_core.game_apply, _core.game_legal, _core.game_legal_actions) if _core else (None,) * 3)
+_core_apply, _core_legal, _core_actions, _core_start = (
+    (_core.game_apply, _core.game_legal, _core.game_legal_actions, _core.game_start_hand)
+    if _core else (None,) * 4)

@@ -18,6 +18,7 @@ import pytest
 
 from widderkopf_env import Game
 from widderkopf_env.agents import solver
+from widderkopf_env.cards import core_tables
 from widderkopf_env.rules import PLAY
 
 needs_c = pytest.mark.skipif(not solver.ACCELERATED,
@@ -208,13 +209,19 @@ def test_the_c_search_refuses_bad_tables_and_positions():
     me, R = game.current, pos.remaining
     good = (pos.avail[me], pos.avail[1 - me], pos.live, R, pos.tricks, -1, R + 1)
     searcher = _solver.Searcher(pos.trump, pos.rev)
-    tables = [list(t[2:]) for t in solver.TABLES]
-    tables[2][2] = tables[2][2][:-1]  # a beats table one entry short
+    rules, orders = list(core_tables()), [list(t[0]) for t in solver.TABLES]
+    beats = list(rules[1])
+    beats[2] = beats[2][:-1]  # a beats table one entry short
+    swapped = [*orders[1][:14], orders[1][15], orders[1][14], *orders[1][16:]]
     try:
         with pytest.raises(ValueError, match="beats must have 1296 entries"):
-            _solver.configure(tables)
+            _solver.configure(rules[0], beats, *rules[2:], orders)
         with pytest.raises(RuntimeError, match="configure"):
             _solver.Searcher(pos.trump, pos.rev)
+        with pytest.raises(ValueError, match="every card once"):
+            _solver.configure(*rules, [orders[0], orders[1][:-1] + [0], *orders[2:]])
+        with pytest.raises(ValueError, match="15 trumps"):  # a plain card among the trumps
+            _solver.configure(*rules, [orders[0], swapped, *orders[2:]])
     finally:
         assert solver._load_accelerator() is _solver  # configured right again
     with pytest.raises(ValueError, match="trump"):

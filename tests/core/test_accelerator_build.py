@@ -111,9 +111,11 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
 
 
 @pytest.mark.parametrize("source", ["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
-                                    "widderkopf_env/_scalar.c"])
+                                    "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c",
+                                    "agents/_solver.c"])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
-    """The compiled core builds clean under ``-Wall -Wextra -Werror`` (C99, optimised)."""
+    """The compiled core and the solver (which includes ``_core.h``) build clean under
+    ``-Wall -Wextra -Werror`` (C99, optimised)."""
     import sysconfig
     from pathlib import Path
 
@@ -123,7 +125,8 @@ def test_the_c_core_compiles_without_warnings(source, tmp_path):
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
         [compiler, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
-         f"-I{sysconfig.get_paths()['include']}", "-c", str(root / source),
+         f"-I{sysconfig.get_paths()['include']}", f"-I{root / 'widderkopf_env'}", "-c",
+         str(root / source),
          "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 

@@ -90,3 +90,40 @@ def test_illegal_actions_raise_the_same_error_and_change_nothing(action):
                 game._apply_py(a)
             assert str(by_core.value) == str(by_python.value)
             assert game.state_dict() == before
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_start_of_a_hand_equals_the_python_one(variant):
+    """``game_start_hand`` (C) against ``Game._start_hand_py``: every field of a hand's
+    start, for later hands too, tied and untied scores, both first dealers."""
+    rng = random.Random(variant)
+    for seed in range(150):
+        g = Game.new(seed=seed, dealer=seed % 2, num_hands=3, variant=variant,
+                     scores=(rng.randrange(3), rng.randrange(3)))
+        g.history.extend(range(seed % 5))  # hand_start counts the actions before
+        for n in range(3):
+            g.hand_no = n
+            if n == len(g.deals):
+                g.deals.append(rules.seeded_variant_deal(seed, n, g.variant))
+            c, py = g.clone(), g.clone()
+            rules._core_start(c, g.deals[n])
+            Game._start_hand_py(py, g.deals[n])
+            assert c.state_dict() == py.state_dict(), (seed, n)
+
+
+@pytest.mark.parametrize("deal", [
+    [[[0] * 8, [1] * 5, [2] * 5]],  # one player
+    [[[0] * 8, [1] * 5, [2] * 5], [[0] * 8, [1] * 5]],  # no face-down cards
+    [[[0] * 8, [1] * 5, [2] * 4], [[0] * 8, [1] * 5, [2] * 5]],  # up and down differ
+    [[[0] * 9, [1] * 5, [2] * 5], [[0] * 8, [1] * 5, [2] * 5]],  # nine hand cards
+    [[[36] * 8, [1] * 5, [2] * 5], [[0] * 8, [1] * 5, [2] * 5]],  # no card 36
+    [[[-1] * 8, [1] * 5, [2] * 5], [[0] * 8, [1] * 5, [2] * 5]],
+    [[["QC"] * 8, [1] * 5, [2] * 5], [[0] * 8, [1] * 5, [2] * 5]],
+    None,
+])
+def test_the_compiled_start_of_a_hand_refuses_a_malformed_deal_and_changes_nothing(deal):
+    g = Game.new(seed=4)
+    before = g.state_dict()
+    with pytest.raises((ValueError, TypeError)):
+        rules._core_start(g, deal)
+    assert g.state_dict() == before

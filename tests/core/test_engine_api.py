@@ -190,3 +190,11 @@ def test_from_view_wrong_types_raise_type_error_naming_the_argument(which, bad, 
 def test_from_view_ids_out_of_range_raise_value_error(which, bad, message):
     with pytest.raises(ValueError, match=message):
         _from_view_with(which, bad)
+
+
+def test_match_scores_are_checked_whatever_their_form():
+    for good, kept in (((3, 1), (3, 1)), ([0, 2], (0, 2)), ((np.int64(4), 0), (4, 0))):
+        assert Game.new(seed=1, scores=good).initial_scores == kept
+    for bad in ((True, 0), (-1, 0), (0, 10 ** 9 + 1), (1.0, 0), (0, 0, 0), (0,), "00", None):
+        with pytest.raises(ValueError, match="scores must be a tuple of two ints"):
+            Game.new(seed=1, scores=bad)
