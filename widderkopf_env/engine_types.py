@@ -11,6 +11,20 @@ from enum import IntEnum
 from .cards import NUM_ACTIONS, action_name, from_bits
 from .checks import show
 
+#: The state of a :class:`~widderkopf_env.rules.Game`: its slots (the compiled core reads
+#: them through their member descriptors).
+STATE_FIELDS = (
+    "seed", "num_hands", "first_dealer", "initial_scores", "scores", "hand_no", "results",
+    "deals", "history", "hand_start", "dealer", "phase", "current", "trump", "chooser",
+    "hand", "up", "down", "upbits", "covered", "discard", "won", "trick_points", "played", "lead",
+    "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal", "variant",
+)
+#: Fields holding lists that ``Game.clone`` must copy (everything else is immutable).
+LIST_FIELDS = frozenset({"scores", "results", "deals", "history", "hand", "up", "down",
+                          "upbits", "covered", "discard", "won", "trick_points", "played",
+                          "tricks"})
+SCALAR_FIELDS = tuple(f for f in STATE_FIELDS if f not in LIST_FIELDS)
+
 
 class Phase(IntEnum):
     """What the player to act decides (R9-R15)."""

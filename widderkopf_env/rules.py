@@ -28,7 +28,7 @@ from .cards import (
 )
 from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
-from .engine_types import HandResult, IllegalActionError, Phase
+from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
 from .game_file import decode_document, encode_document
 from .view import HIDDEN, PlayerView
 
@@ -43,17 +43,6 @@ _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
 
-_STATE_FIELDS = (
-    "seed", "num_hands", "first_dealer", "initial_scores", "scores", "hand_no", "results",
-    "deals", "history", "hand_start", "dealer", "phase", "current", "trump", "chooser",
-    "hand", "up", "down", "upbits", "covered", "discard", "won", "trick_points", "played", "lead",
-    "lead_pile", "leader", "tricks", "level", "cracker", "recracker", "_legal", "variant",
-)
-# Fields holding lists that clone() must copy (everything else is immutable).
-_LIST_FIELDS = frozenset({"scores", "results", "deals", "history", "hand", "up", "down",
-                          "upbits", "covered", "discard", "won", "trick_points", "played",
-                          "tricks"})
-_SCALAR_FIELDS = tuple(f for f in _STATE_FIELDS if f not in _LIST_FIELDS)
 
 
 class Game:
@@ -74,7 +63,7 @@ class Game:
     These are the full state: hidden cards included. Agents should read :meth:`view`.
     """
 
-    __slots__ = _STATE_FIELDS
+    __slots__ = STATE_FIELDS
 
     # --- construction --------------------------------------------------------------------
 
@@ -205,7 +194,7 @@ class Game:
     def clone(self) -> Game:
         """An independent copy (cheap; ``copy.copy`` and ``copy.deepcopy`` give the same)."""
         g = Game.__new__(Game)
-        for f in _SCALAR_FIELDS:
+        for f in SCALAR_FIELDS:
             setattr(g, f, getattr(self, f))
         g.scores, g.results, g.deals = self.scores[:], self.results[:], self.deals[:]
         g.history, g.hand, g.up, g.down = self.history[:], self.hand[:], self.up[:], self.down[:]
@@ -214,8 +203,7 @@ class Game:
         g.tricks = self.tricks[:]
         return g
 
-    def __copy__(self) -> Game:
-        return self.clone()
+    __copy__ = clone
 
     def __deepcopy__(self, memo) -> Game:
         return self.clone()  # everything clone() does not copy is immutable
@@ -243,9 +231,7 @@ class Game:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
         if _core_actions is not None:
             return _core_actions(self)
-        m = self._legal
-        if m < 0:
-            m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
+        m = self.legal_mask
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
     def may_escalate(self, player) -> bool:
@@ -485,7 +471,7 @@ class Game:
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""
-        out = {f: getattr(self, f) for f in _STATE_FIELDS
+        out = {f: getattr(self, f) for f in STATE_FIELDS
                if f not in ("_legal", "results", "variant")}
         out["results"] = [asdict(r) for r in self.results]
         out["deals"] = [deal_to_spec(d) for d in self.deals]
@@ -503,13 +489,9 @@ class Game:
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
 
 
-def _configure_core(module) -> None:
-    module.configure_rules(*core_tables())
-    module.configure_game(Game)
-
-
 # The compiled core's apply and legal set for Game (None: Game runs in Python).
-_core = load_accelerator("widderkopf_env._speedups", _configure_core, replaces="Game.apply")
+_core = load_accelerator("widderkopf_env._speedups", lambda m: (
+    m.configure_rules(*core_tables()), m.configure_game(Game)), replaces="Game.apply")
 _core_apply, _core_legal, _core_actions, _core_start = (
     (_core.game_apply, _core.game_legal, _core.game_legal_actions, _core.game_start_hand)
     if _core else (None,) * 4)
