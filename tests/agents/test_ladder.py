@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -190,10 +189,8 @@ def test_ladder_same_seed_same_numbers():
 
 
 def test_time_budget_stops_early():
-    t = time.perf_counter()
     res = run_ladder("random", pairs=100_000, seed=0, workers=1, time_budget=1.0,
                      baselines=["random", "heuristic"], samples=100, progress=False)
-    assert time.perf_counter() - t < 30
     assert all(1 <= m.pairs < 100_000 for m in res.matchups)
 
 
