@@ -477,6 +477,26 @@ typedef struct {
     Py_ssize_t width;
 } job_ctx;
 
+/* every move of games ix legal and every state in range (checked before anything
+ * changes); -1 with a ValueError otherwise */
+static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts,
+                       Py_ssize_t k) {
+    for (Py_ssize_t r = 0; r < k; r++) {
+        int64_t i = ix ? ix[r] : r;
+        if (acts[r] < 0 || acts[r] >= WK_ACTIONS) {
+            PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
+            return -1;
+        }
+        if (!wk_state_ok(b, i) || !wk_is_legal(b, i, acts[r])) {
+            PyErr_Format(PyExc_ValueError, "game %lld: action %lld is not legal (or the "
+                         "game's arrays are out of range); nothing was applied",
+                         (long long)i, (long long)acts[r]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void apply_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
@@ -513,20 +533,7 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
         return NULL;
     }
     const int64_t *acts = (const int64_t *)av.buf, *ix = (const int64_t *)iv.buf;
-    for (Py_ssize_t r = 0; r < k; r++) {  /* all checked before anything changes */
-        if (acts[r] < 0 || acts[r] >= WK_ACTIONS) {
-            PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
-            k = -1;
-            break;
-        }
-        if (!wk_state_ok(&bb.b, ix[r]) || !wk_is_legal(&bb.b, ix[r], acts[r])) {
-            PyErr_Format(PyExc_ValueError, "game %lld: action %lld is not legal (or the "
-                         "game's arrays are out of range); nothing was applied",
-                         (long long)ix[r], (long long)acts[r]);
-            k = -1;
-            break;
-        }
-    }
+    if (check_moves(&bb.b, ix, acts, k)) k = -1;
     Py_ssize_t count = 0;
     uint8_t *need = k > 0 ? (uint8_t *)PyMem_Malloc(k) : NULL;
     if (k > 0 && need == NULL) {
@@ -636,6 +643,20 @@ static PyObject *vec_illegal(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(bad);
 }
 
+/* obs_out: rows x OBS_SIZE, writable, float32 or uint8 (*is_f32 says which) */
+static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_f32) {
+    Py_buffer probe;
+    *is_f32 = 0;
+    if (PyObject_GetBuffer(obs_obj, &probe, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
+        *is_f32 = format_is(probe.format, K_F32);
+        PyBuffer_Release(&probe);
+    } else {
+        PyErr_Clear();
+    }
+    return get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * obs_layout.size, 1,
+                     view);
+}
+
 static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
@@ -672,14 +693,7 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
         PyBuffer_Release(&pv);
     int is_f32 = 0;
     if (!err) {
-        Py_buffer probe;
-        if (PyObject_GetBuffer(obs_obj, &probe, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
-            is_f32 = format_is(probe.format, K_F32);
-            PyBuffer_Release(&probe);
-        } else {
-            PyErr_Clear();
-        }
-        err = get_array(obs_obj, "obs_out", is_f32 ? K_F32 : K_U8, k * obs_layout.size, 1, &xv);
+        err = get_obs(obs_obj, k, &xv, &is_f32);
         if (!err && (err = get_array(mask_obj, "mask_out", K_I8, k * WK_ACTIONS, 1, &mv)) != 0)
             PyBuffer_Release(&xv);
         if (err) {
@@ -722,6 +736,87 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* apply and encode in one pass: game r takes its move, then its row is written for the
+ * player to act, or, where the move ended the match, for the mover, as over; rows of
+ * games whose next hand must be dealt are left to the caller (need[r] = 1) */
+static void step_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+    job_ctx *j = (job_ctx *)c;
+    wk_batch *b = j->b;
+    for (Py_ssize_t r = start; r < stop; r++) {
+        int64_t mover = b->current[r];
+        j->need[r] = (uint8_t)wk_apply(&rules, b, r, j->actions[r]);
+        if (j->need[r]) continue;
+        int over = b->phase[r] == WK_OVER;
+        wk_encode(&rules, &obs_layout, b, r, over ? mover : b->current[r], over,
+                  j->obs32 ? j->obs32 + r * j->width : NULL,
+                  j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
+    }
+}
+
+/* step(game, actions, need_out, obs_out, mask_out, num_threads) -> k: apply's move in
+ * every game (n legal int64 actions, checked first: an illegal one raises ValueError and
+ * changes nothing) and, in the same pass, encode's row of every game: for the player to
+ * act, or for the mover (as over) where the match ended. need_out[:k] are the games whose
+ * next hand must now be dealt, in order; their rows are not written. */
+static PyObject *vec_step(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *game, *act_obj, *need_obj, *obs_obj, *mask_obj;
+    long threads;
+    if (!PyArg_ParseTuple(args, "OOOOOl", &game, &act_obj, &need_obj, &obs_obj, &mask_obj,
+                          &threads) || check_threads(threads))
+        return NULL;
+    if (!layout_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not given the scales");
+        return NULL;
+    }
+    bound_batch bb;
+    if (bind(game, &bb)) return NULL;
+    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0;
+    Py_buffer av, nv, xv, mv;
+    int is_f32, err = get_array(act_obj, "actions", K_I64, n, 0, &av);
+    if (!err && (err = get_array(need_obj, "need_out", K_I64, n, 1, &nv)) != 0)
+        PyBuffer_Release(&av);
+    if (!err && (err = get_obs(obs_obj, n, &xv, &is_f32)) != 0) {
+        PyBuffer_Release(&nv);
+        PyBuffer_Release(&av);
+    }
+    if (!err && (err = get_array(mask_obj, "mask_out", K_I8, n * WK_ACTIONS, 1, &mv)) != 0) {
+        PyBuffer_Release(&xv);
+        PyBuffer_Release(&nv);
+        PyBuffer_Release(&av);
+    }
+    if (err) {
+        unbind(&bb);
+        return NULL;
+    }
+    const int64_t *acts = (const int64_t *)av.buf;
+    uint8_t *need = NULL;
+    err = check_moves(&bb.b, NULL, acts, n);
+    if (!err && (need = (uint8_t *)PyMem_Malloc(n)) == NULL) {
+        PyErr_NoMemory();
+        err = 1;
+    }
+    if (!err) {
+        job_ctx j = {&bb.b, NULL, acts, NULL, NULL, need,
+                     is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,
+                     (int8_t *)mv.buf, obs_layout.size};
+        Py_BEGIN_ALLOW_THREADS
+        parallel_for((int)threads, n, step_slice, &j);
+        Py_END_ALLOW_THREADS
+        int64_t *out = (int64_t *)nv.buf;
+        for (Py_ssize_t r = 0; r < n; r++)
+            if (need[r]) out[count++] = r;
+    }
+    PyMem_Free(need);
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&nv);
+    PyBuffer_Release(&av);
+    unbind(&bb);
+    if (err) return NULL;
+    return PyLong_FromSsize_t(count);
+}
+
 PyMethodDef wk_batch_methods[] = {
     {"configure_rules", configure_rules, METH_VARARGS,
      "configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK): cards.py's tables"},
@@ -731,6 +826,8 @@ PyMethodDef wk_batch_methods[] = {
      "vec_start_hands(game, idx, hand, up, down): new hands from their deals"},
     {"vec_illegal", vec_illegal, METH_VARARGS,
      "vec_illegal(game, idx, actions, out) -> number of illegal actions"},
+    {"vec_step", vec_step, METH_VARARGS,
+     "vec_step(game, actions, need_out, obs_out, mask_out, num_threads) -> games to deal"},
     {"vec_encode", vec_encode, METH_VARARGS,
      "vec_encode(game, idx, player, over, obs_out, mask_out, num_threads)"},
     {NULL, NULL, 0, NULL},

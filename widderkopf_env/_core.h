@@ -436,4 +436,19 @@ static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_bat
     for (int a = 8 * (WK_ACTIONS / 8); a < WK_ACTIONS; a++) mask[a] = (int8_t)((legal >> a) & 1);
 }
 
+#ifdef Py_PYTHON_H
+/* The encoders' (player, over) arguments: player 0 or 1, over any truth value; -1 with
+ * the exception set otherwise. */
+static inline int wk_player_over(PyObject *player, PyObject *flag, long long *p, int *over) {
+    *p = PyLong_AsLongLong(player);
+    if (*p == -1 && PyErr_Occurred()) return -1;
+    if (*p != 0 && *p != 1) {
+        PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
+        return -1;
+    }
+    *over = PyObject_IsTrue(flag);
+    return *over < 0 ? -1 : 0;
+}
+#endif
+
 #endif

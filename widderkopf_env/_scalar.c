@@ -469,14 +469,9 @@ static PyObject *game_encode(PyObject *self, PyObject *const *args, Py_ssize_t n
         || wk_get_layout() == NULL)
         return wk_encode_by_attrs(self, args, nargs);
     PyObject *game = args[0];
-    long long p = PyLong_AsLongLong(args[1]), legal_cached;
-    if (p == -1 && PyErr_Occurred()) return NULL;
-    if (p != 0 && p != 1) {
-        PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
-        return NULL;
-    }
-    int over = PyObject_IsTrue(args[2]);
-    if (over < 0) return NULL;
+    long long p, legal_cached;
+    int over;
+    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
     /* game as a batch of one */
     uint64_t hand[2], upbits[2], covered[2], played[2], won[2], legal = 0, deck;
     int64_t discard[2], trick_points[2], scores[2], phase, current, trump, dealer, chooser,

@@ -116,15 +116,10 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     PyObject *game = args[0];
-    long p = PyLong_AsLong(args[1]);
-    if (p == -1 && PyErr_Occurred()) return NULL;
-    if (p != 0 && p != 1) {
-        PyErr_SetString(PyExc_ValueError, "player must be 0 or 1");
-        return NULL;
-    }
-    int over = PyObject_IsTrue(args[2]);
-    if (over < 0) return NULL;
-    long o = 1 - p;
+    long long pl;
+    int over;
+    if (wk_player_over(args[1], args[2], &pl, &over)) return NULL;
+    long p = (long)pl, o = 1 - p;
 
     long long hand[2], up[2], cov[2], disc[2], played[2], won[2], tp[2], scores[2];
     long phase, trump, cracker, level, dealer, chooser, leader, lead, lead_pile, num_hands,

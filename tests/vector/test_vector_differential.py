@@ -116,3 +116,53 @@ def test_the_compact_form_is_the_documented_rounding():
     assert compact[:, OFFSETS["hand"][0] + 3].tolist() == [1, 1]
     assert compact[0, start:start + 6].tolist() == [128, 2, 126, 254, 255, 0]
     assert compact.sum() == 2 + 128 + 2 + 126 + 254 + 255
+
+
+@pytest.mark.parametrize("variant,threads,dtype", [("tiny", 1, np.uint8), ("medium", 2, np.float32),
+                                                   ("full", 1, np.float32), ("full", 3, np.uint8)])
+def test_apply_encoded_equals_apply_then_encode(variant, threads, dtype):
+    """The fused step (``VecGame.apply_encoded``, the self-play vector env's) moves every
+    game as :meth:`VecGame.apply` of the numpy engine and writes the rows of
+    :func:`encode`: the player to act's, or the mover's as over where the match ended;
+    the games whose next hand was dealt are returned, their rows left to the caller."""
+    rng = np.random.default_rng(threads)
+    c, ref = games = pair(variant, seed=5 + threads, threads=threads)
+    start(games, ref.all, rng)
+    obs = np.full((N, OBS_SIZE), 7, dtype)
+    mask = np.full((N, NUM_ACTIONS), 7, np.int8)
+    dealt_seen = over_seen = 0
+    for step in range(60):
+        acts = pick(ref, rng)
+        mover, counted = ref.current.copy(), ref.res_count.copy()
+        dealt = c.apply_encoded(acts, obs, mask)
+        ref.apply(ref.all, acts)
+        assert_same(c, ref, f"after step {step}")
+        over = ref.phase == OVER
+        np.testing.assert_array_equal(dealt, ref.all[(ref.res_count != counted) & ~over])
+        viewer = np.where(over, mover, np.maximum(ref.current, 0))
+        want, want_mask = encode(ref, ref.all, viewer, over, dtype=np.float32)
+        if dtype == np.uint8:
+            want = to_compact(want)
+        rows = np.setdiff1d(ref.all, dealt)
+        np.testing.assert_array_equal(obs[rows], want[rows], err_msg=f"step {step}")
+        np.testing.assert_array_equal(mask[rows], want_mask[rows], err_msg=f"step {step}")
+        dealt_seen, over_seen = dealt_seen + len(dealt), over_seen + int(over.sum())
+        if over.any():
+            start(games, ref.all[over], rng)
+    assert dealt_seen > 0 and over_seen > 0  # both kinds of hand end were stepped
+
+
+def test_apply_encoded_refuses_an_illegal_action_and_changes_nothing():
+    c, ref = pair("small", seed=3, threads=1)
+    rng = np.random.default_rng(3)
+    start((c, ref), ref.all, rng)
+    acts = pick(ref, rng)
+    acts[N // 2] = int(np.flatnonzero(ref.mask()[N // 2] == 0)[0])
+    before = {k: v.copy() for k, v in vars(c).items() if isinstance(v, np.ndarray)}
+    obs, mask = np.zeros((N, OBS_SIZE), np.float32), np.zeros((N, NUM_ACTIONS), np.int8)
+    with pytest.raises(ValueError, match=f"game {N // 2}: action"):
+        c.apply_encoded(acts, obs, mask)
+    for name, value in before.items():
+        if name != "_need":
+            np.testing.assert_array_equal(getattr(c, name), value, err_msg=name)
+    assert not obs.any() and not mask.any()

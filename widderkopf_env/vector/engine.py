@@ -263,6 +263,19 @@ class VecGame:
             idx = idx[~over]
         self.compute_legal(idx)
 
+    def apply_encoded(self, actions, obs_out, mask_out) -> np.ndarray:
+        """:meth:`apply` of one legal action in every game (``actions``: N int64) and, in
+        the same pass of the compiled core, :func:`~.encode.encode`'s row of every game into
+        ``obs_out``/``mask_out`` (N rows, preallocated): for the player to act, or where the
+        move ended the match, for the player who moved, as over. Returns the games whose
+        next hand was dealt: their rows are not written (encode them now). Only with
+        :attr:`accelerated`."""
+        k = _core.vec_step(self, actions, self._need, obs_out, mask_out, self.num_threads)
+        dealt = self._need[:k].copy()
+        if k:
+            self._start_hand(dealt)
+        return dealt
+
     def _raise_level(self, idx, player) -> None:
         level = self.level[idx] + 1
         self.level[idx] = level

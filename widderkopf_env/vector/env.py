@@ -220,6 +220,8 @@ class WidderkopfVectorEnv(VectorEnv):
             raise
 
     def _step(self, actions, bad):
+        if self.self_play and self.game.accelerated and not bad.any():
+            return self._step_self(actions)
         g, n = self.game, self.num_envs
         everyone = g.all
         counted = g.res_count.copy()
@@ -260,14 +262,44 @@ class WidderkopfVectorEnv(VectorEnv):
             self._deals.unseed(ended)
             self._start(ended)
         obs, info = self._observe()
-        for key, value in step_info.items():  # this step's facts of the going-on episodes
-            if key.startswith("_"):
-                info[key] = value & ~terminated
-            else:
-                info[key] = value
+        return obs, reward, terminated, truncated, self._merge(info, step_info, terminated,
+                                                                final)
+
+    def _step_self(self, actions):
+        """:meth:`_step` in self-play on the compiled core with every action legal: the
+        moves and the observations in one pass; the same results."""
+        g = self.game
+        counted, mover = g.res_count.copy(), g.current.copy()
+        redo = g.apply_encoded(actions, self._obs, self._mask)
+        x0 = self._ledger.settle(g, slice(None))
+        step_info = {"rewards": np.stack([x0, -x0], axis=1)}
+        hand_over = g.res_count != counted
+        if hand_over.any():
+            step_info.update(self._result_info(hand_over))
+        terminated = g.phase == OVER
+        ended = np.flatnonzero(terminated)
+        final = None
+        if len(ended):  # their rows hold the final observations (the movers', as over)
+            final = self._final(ended, self._obs[ended], step_info, mover)
+            self._deals.unseed(ended)
+            self._start(ended)
+            redo = np.concatenate([redo, ended])
+        viewer = np.maximum(g.current, 0)
+        if len(redo):  # new hands: their first observations
+            self._obs[redo], self._mask[redo] = encode(g, redo, viewer[redo],
+                                                       dtype=self.obs_dtype)
+        info = self._info(viewer)
+        return (self._obs, np.where(mover == 0, x0, -x0), terminated,
+                np.zeros(self.num_envs, bool), self._merge(info, step_info, terminated, final))
+
+    @staticmethod
+    def _merge(info, step_info, terminated, final) -> dict:
+        """``info`` with this step's facts of the going-on episodes and the ended ones'."""
+        for key, value in step_info.items():
+            info[key] = value & ~terminated if key.startswith("_") else value
         if final is not None:
             info.update(final)
-        return obs, reward, terminated, truncated, info
+        return info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the current observations: (N, 42) int8, 1 = legal."""
@@ -424,10 +456,13 @@ class WidderkopfVectorEnv(VectorEnv):
         viewer = np.maximum(g.current, 0) if self.self_play else self.seat
         obs, self._mask = encode(g, g.all, viewer, out=self._obs, mask_out=self._mask,
                                  dtype=self.obs_dtype)
+        return obs, self._info(viewer)
+
+    def _info(self, viewer) -> dict:
         info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
         key = "player" if self.self_play else "seat"
         info[key], info["_" + key] = viewer.copy(), info["_action_mask"]
-        return obs, info
+        return info
 
     def _result_info(self, hand_over) -> dict:
         g, info = self.game, {}
