@@ -166,3 +166,48 @@ def test_apply_encoded_refuses_an_illegal_action_and_changes_nothing():
         if name != "_need":
             np.testing.assert_array_equal(getattr(c, name), value, err_msg=name)
     assert not obs.any() and not mask.any()
+
+
+def assert_same_info(a, b, where: str) -> None:
+    assert a.keys() == b.keys(), where
+    for key, value in a.items():
+        other = b[key]
+        if isinstance(value, dict):
+            assert_same_info(value, other, f"{key} {where}")
+        elif key == "final_obs":
+            for x, y in zip(value, other, strict=True):
+                assert (x is None) == (y is None), where
+                if x is not None:
+                    np.testing.assert_array_equal(x, y, err_msg=f"final_obs {where}")
+        else:
+            np.testing.assert_array_equal(value, other, err_msg=f"{key} {where}")
+
+
+@pytest.mark.parametrize("dtype,variant", [(np.float32, "full"), (np.uint8, "small")])
+def test_the_self_play_env_steps_as_on_the_numpy_engine(monkeypatch, dtype, variant):
+    """The self-play vector env on the compiled core (its one-pass step) and on the numpy
+    engine give the same observations, masks, rewards, ends and infos (final observations
+    and hand results included), over matches of two hands with shaping."""
+    from widderkopf_env.vector import WidderkopfVectorEnv, engine
+
+    def make():
+        return WidderkopfVectorEnv(96, opponent="self", num_hands=2, reward_shaping=True,
+                                   obs_dtype=dtype, variant=variant)
+
+    fused = make()
+    monkeypatch.setattr(engine, "ACCELERATED", False)
+    plain = make()
+    assert fused.game.accelerated and not plain.game.accelerated
+    (obs, info), (obs2, info2) = fused.reset(seed=4), plain.reset(seed=4)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for step in range(300):
+        np.testing.assert_array_equal(obs, obs2, err_msg=f"step {step}")
+        assert_same_info(info, info2, f"step {step}")
+        acts = (rng.random(info["action_mask"].shape) * info["action_mask"]).argmax(1)
+        obs, *rest, info = fused.step(acts)
+        obs2, *rest2, info2 = plain.step(acts)
+        for x, y in zip(rest, rest2, strict=True):
+            np.testing.assert_array_equal(x, y, err_msg=f"step {step}")
+        ended += int(rest[1].sum())
+    assert ended > 50
