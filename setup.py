@@ -1,8 +1,8 @@
 """Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
 ``widderkopf_env._speedups`` is the compiled core: the rules and the observation encoder
-in C (``_core.h``), bound to the batched engine (``_batch.c``), the scalar ``Game``
-(``_scalar.c``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
+in C (``_core.h``), bound to the batched engine (``_batch.c``, its plumbing in
+``_bind.c``), the scalar ``Game`` (``_scalar.c``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
 (``_deal.c``). It is optional: without a C compiler the build goes on and
 widderkopf_env runs its Python and numpy code, which gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
 ``widderkopf_env.vector.engine.ACCELERATED`` say which one runs).
@@ -20,8 +20,9 @@ setup(
         Extension(
             "widderkopf_env._speedups",
             sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
-                     "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c"],
-            depends=["widderkopf_env/_core.h"],
+                     "widderkopf_env/_bind.c", "widderkopf_env/_scalar.c",
+                     "widderkopf_env/_deal.c"],
+            depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h"],
             optional=True,
         ),
         Extension(

@@ -1,467 +1,30 @@
 /* The batched engine in C: _core.h's rules over a VecGame's numpy arrays, in place.
  *
- * Each function takes the VecGame itself and reads its arrays through the buffer protocol
- * (names, dtypes and shapes are checked at every call, so arrays replaced by the vector
- * env's rollback are picked up); the work over the games runs with the GIL released, on
- * num_threads threads, each owning a contiguous slice of the games: every game's result
- * depends on that game only, so any thread count gives the same arrays. vector/engine.py
- * and vector/encode.py call these when the accelerator is loaded, and keep the numpy code
- * they replace as the reference (tests/vector/test_vector_differential.py ties them).
+ * Each function takes the VecGame itself (bound by _bind.c); the work over the games runs
+ * with the GIL released, on num_threads threads, each owning a contiguous slice of the
+ * games: every game's result depends on that game only, so any thread count gives the
+ * same arrays. vector/engine.py and vector/encode.py call these when the accelerator is
+ * loaded, and keep the numpy code they replace as the reference
+ * (tests/vector/test_vector_differential.py ties them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "_core.h"
+#include "_batch.h"
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <pthread.h>
-#endif
-
-static wk_rules rules;
-static int rules_ready = 0;
-
-/* the tables for _scalar.c */
-const wk_rules *wk_get_rules(void) { return &rules; }
-static wk_layout obs_layout;
-static int layout_ready = 0;
-
-/* the encoder's layout for _scalar.c (NULL until configure() gave the scales) */
-const wk_layout *wk_get_layout(void) { return layout_ready ? &obs_layout : NULL; }
-#define WK_MAX_THREADS 64
-
-/* ---- tables from Python ---------------------------------------------------------------- */
-
-/* the encoder's layout (offsets in _speedups.c's PIECE_LIST order) and scales, from
- * _speedups.configure once it has checked the offsets; without scales, no batch encoder */
-int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales) {
-    layout_ready = 0;
-    if (scales == NULL || scales == Py_None) return 0;
-    wk_layout *L = &obs_layout;
-    int64_t *fields[] = {&L->hand, &L->my_up, &L->my_covered, &L->opp_up, &L->opp_covered,
-        &L->my_discard, &L->lead, &L->my_played, &L->opp_played, &L->my_won, &L->opp_won,
-        &L->unseen, &L->trumps, &L->legal_cards, &L->pending, &L->phase, &L->my_turn,
-        &L->trump_suit, &L->crack_level, &L->may_escalate, &L->cracker, &L->roles,
-        &L->opp_discarded, &L->tiebreak, &L->trick_points, &L->tricks_done,
-        &L->opp_hand_size, &L->face_down, &L->match_scores, &L->hands_left};
-    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) *fields[k] = offsets[k];
-    L->size = size;
-    if (!PyArg_ParseTuple(scales, "dddddd", &L->total_points, &L->tricks, &L->hand_size,
-                          &L->piles, &L->score_scale, &L->hands_left_cap))
-        return -1;
-    /* the 0/1 pieces first, fitting the encoder's words; the nine scaled ones after them */
-    int64_t nbits = L->trick_points;
-    for (size_t k = 0; k < 24; k++) {
-        if (*fields[k] >= nbits) {
-            PyErr_SetString(PyExc_ValueError, "configure: the 0/1 pieces must come before "
-                            "the scaled ones (trick_points first of those)");
-            return -1;
-        }
-    }
-    if (nbits > 64 * 9 || L->hands_left_cap < 1) {
-        PyErr_SetString(PyExc_ValueError, "configure: more 0/1 entries than _core.h's "
-                        "encoder holds (576), or a hands-left cap below 1");
+/* the encoder's layout given (else RuntimeError), and this file's copy of _core.h's
+ * byte tables filled (under the GIL, before the first encode) */
+static int encoder_unready(void) {
+    static int tables_filled = 0;
+    if (!wk_layout_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not given the scales");
         return -1;
     }
-    layout_ready = 1;
-    return 0;
-}
-
-static int read_u64s(PyObject *seq, uint64_t *out, Py_ssize_t n, const char *what) {
-    if (PySequence_Length(seq) != n) {
-        PyErr_Format(PyExc_ValueError, "configure_rules: %s must hold %zd entries", what, n);
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *v = PySequence_GetItem(seq, k);
-        if (v == NULL) return -1;
-        out[k] = PyLong_AsUnsignedLongLong(v);
-        Py_DECREF(v);
-        if (PyErr_Occurred()) return -1;
-    }
-    return 0;
-}
-
-/* configure_rules(follow, beats, points, spitzer, trump_mask): cards.py's tables */
-static PyObject *configure_rules(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *follow, *beats, *points, *spitzer, *trumps;
-    if (!PyArg_ParseTuple(args, "OOOOO", &follow, &beats, &points, &spitzer, &trumps))
-        return NULL;
-    rules_ready = 0;
-    wk_init_tables();
-    if (PySequence_Length(follow) != 4 || PySequence_Length(beats) != 4) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "configure_rules: FOLLOW and BEATS must have "
-                            "one entry per trump suit");
-        return NULL;
-    }
-    uint64_t tmp[WK_CARDS];
-    for (Py_ssize_t t = 0; t < 4; t++) {
-        PyObject *row = PySequence_GetItem(follow, t);
-        if (row == NULL) return NULL;
-        int err = read_u64s(row, rules.follow[t], WK_CARDS, "FOLLOW[t]");
-        Py_DECREF(row);
-        if (err) return NULL;
-        PyObject *b = PySequence_GetItem(beats, t);
-        if (b == NULL) return NULL;
-        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) != WK_CARDS * WK_CARDS) {
-            Py_DECREF(b);
-            PyErr_SetString(PyExc_ValueError, "configure_rules: BEATS[t] must be 1296 bytes");
-            return NULL;
-        }
-        memcpy(rules.beats[t], PyBytes_AS_STRING(b), WK_CARDS * WK_CARDS);
-        Py_DECREF(b);
-    }
-    if (read_u64s(points, tmp, WK_CARDS, "POINTS")) return NULL;
-    for (int c = 0; c < WK_CARDS; c++) rules.points[c] = (int64_t)tmp[c];
-    if (read_u64s(spitzer, tmp, 4, "SPITZER")) return NULL;
-    for (int t = 0; t < 4; t++) rules.spitzer[t] = (int64_t)tmp[t];
-    if (read_u64s(trumps, rules.trump_mask, 4, "TRUMP_MASK")) return NULL;
-    rules_ready = 1;
-    Py_RETURN_NONE;
-}
-
-/* ---- binding a VecGame ------------------------------------------------------------------ */
-
-enum { K_U64, K_I64, K_I8, K_BOOL, K_U8, K_F32 };
-
-/* a buffer's format is that of the kind (numpy writes int64 as 'l' or 'q') */
-static int format_is(const char *fmt, int kind) {
-    if (fmt == NULL) fmt = "B";
-    if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
-    if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
-    switch (kind) {
-    case K_U64: return fmt[0] == 'Q' || (fmt[0] == 'L' && sizeof(long) == 8);
-    case K_I64: return fmt[0] == 'q' || (fmt[0] == 'l' && sizeof(long) == 8);
-    case K_I8: return fmt[0] == 'b';
-    case K_BOOL: return fmt[0] == '?';
-    case K_U8: return fmt[0] == 'B';
-    case K_F32: return fmt[0] == 'f';
-    }
-    return 0;
-}
-
-static const Py_ssize_t item_size[] = {8, 8, 1, 1, 1, 4};
-static const char *const kind_name[] = {"uint64", "int64", "int8", "bool", "uint8", "float32"};
-
-/* a C-contiguous buffer of `count` items of `kind`, or -1 with a ValueError */
-static int get_array(PyObject *obj, const char *name, int kind, Py_ssize_t count,
-                     int writable, Py_buffer *view) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a C-contiguous%s numpy array of %s",
-                     name, writable ? ", writable" : "", kind_name[kind]);
-        return -1;
-    }
-    if (view->itemsize != item_size[kind] || !format_is(view->format, kind)
-        || view->len != count * item_size[kind]) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd %s values, got %zd bytes of "
-                     "format %s", name, count, kind_name[kind], view->len,
-                     view->format ? view->format : "B");
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
-typedef struct {
-    const char *name;
-    int kind;
-    int per_game;  /* items per game; -1: 4 * tricks per hand */
-    size_t offset;
-} field_spec;
-
-#define F(name, kind, per) {#name, kind, per, offsetof(wk_batch, name)}
-static const field_spec FIELDS[] = {
-    F(hand, K_U64, 2), F(upbits, K_U64, 2), F(covered, K_U64, 2), F(played, K_U64, 2),
-    F(won, K_U64, 2), F(discard, K_I64, 2), F(trick_points, K_I64, 2), F(scores, K_I64, 2),
-    F(initial_scores, K_I64, 2), F(phase, K_I64, 1), F(current, K_I64, 1),
-    F(trump, K_I64, 1), F(dealer, K_I64, 1), F(first_dealer, K_I64, 1),
-    F(chooser, K_I64, 1), F(leader, K_I64, 1), F(lead, K_I64, 1), F(lead_pile, K_I64, 1),
-    F(level, K_I64, 1), F(cracker, K_I64, 1), F(recracker, K_I64, 1), F(hand_no, K_I64, 1),
-    F(num_hands, K_I64, 1), F(ntricks, K_I64, 1), F(res_count, K_I64, 1),
-    F(res_hand, K_I64, 1), F(res_dealer, K_I64, 1), F(res_trump, K_I64, 1),
-    F(res_spitzer, K_I64, 1), F(res_winner, K_I64, 1), F(res_crack_level, K_I64, 1),
-    F(res_value, K_I64, 1), F(res_card_points, K_I64, 2), F(res_trick_points, K_I64, 2),
-    F(res_discards, K_I64, 2), F(res_scores, K_I64, 2), F(res_schneider, K_BOOL, 1),
-    F(res_schwarz, K_BOOL, 1), F(up, K_I64, 10), F(down, K_I64, 10), F(deal_up, K_I64, 10),
-    F(deal_down, K_I64, 10), F(tricks, K_I64, -1), F(legal, K_U64, 1),
-    F(history, K_I8, WK_HISTORY), F(hlen, K_I64, 1),
-};
-#undef F
-#define N_FIELDS ((int)(sizeof(FIELDS) / sizeof(FIELDS[0])))
-
-typedef struct {
-    wk_batch b;
-    Py_buffer views[N_FIELDS + 1];
-    int nviews;
-    PyObject *hold;  /* the cache the pointers come from, kept alive during the call */
-} bound_batch;
-
-static void unbind(bound_batch *bb) {
-    for (int k = 0; k < bb->nviews; k++) PyBuffer_Release(&bb->views[k]);
-    bb->nviews = 0;
-    Py_CLEAR(bb->hold);
-}
-
-/* game._cvariant: (n, tricks, win, total, schneider, spitzer, deck, trump_mask[4],
- * hand_value (5, total + 1) int64), set by VecGame at construction */
-static int bind_fresh(PyObject *game, bound_batch *bb) {
-    memset(&bb->b, 0, sizeof(bb->b));
-    bb->nviews = 0;
-    bb->hold = NULL;
-    if (!rules_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_rules() was not called");
-        return -1;
-    }
-    wk_batch *b = &bb->b;
-    PyObject *cv = PyObject_GetAttrString(game, "_cvariant");
-    if (cv == NULL) return -1;
-    PyObject *hv;
-    unsigned long long deck, tm[4];
-    long long n, tricks, win, total, schneider, spitzer;
-    int ok = PyArg_ParseTuple(cv, "LLLLLLK(KKKK)O", &n, &tricks, &win, &total, &schneider,
-                              &spitzer, &deck, &tm[0], &tm[1], &tm[2], &tm[3], &hv);
-    if (!ok) {
-        Py_DECREF(cv);
-        return -1;
-    }
-    b->n = n;
-    b->ntricks_per_hand = tricks;
-    b->win = win;
-    b->total = total;
-    b->schneider = schneider;
-    b->has_spitzer = spitzer;
-    b->deck = deck;
-    for (int t = 0; t < 4; t++) b->trump_mask[t] = tm[t];
-    b->hv_stride = total + 1;
-    int err = get_array(hv, "hand_value", K_I64, 5 * (total + 1), 0, &bb->views[0]);
-    Py_DECREF(cv);  /* the buffer keeps the array alive */
-    if (err) return -1;
-    b->hand_value = (const int64_t *)bb->views[0].buf;
-    bb->nviews = 1;
-    if (n < 1 || tricks < 1 || tricks > 17) {
-        PyErr_SetString(PyExc_ValueError, "_cvariant out of range");
-        unbind(bb);
-        return -1;
-    }
-    for (int k = 0; k < N_FIELDS; k++) {
-        const field_spec *f = &FIELDS[k];
-        PyObject *arr = PyObject_GetAttrString(game, f->name);
-        if (arr == NULL) {
-            unbind(bb);
-            return -1;
-        }
-        Py_ssize_t per = f->per_game < 0 ? 4 * tricks : f->per_game;
-        err = get_array(arr, f->name, f->kind, n * per, 1, &bb->views[bb->nviews]);
-        Py_DECREF(arr);
-        if (err) {
-            unbind(bb);
-            return -1;
-        }
-        *(void **)((char *)b + f->offset) = bb->views[bb->nviews].buf;
-        bb->nviews++;
-    }
-    return 0;
-}
-
-/* The arrays a VecGame was last bound with, kept (with their buffers) in a capsule at
- * game._cbind: a later call whose game holds the very same objects reuses the pointers
- * instead of asking every array for its buffer again. Arrays replaced (the vector env's
- * rollback assigns copies) are other objects, so the game is bound afresh. */
-#define CACHE_NAME "widderkopf_env._batch.bound"
-typedef struct {
-    bound_batch bb;
-    PyObject *cv;
-    PyObject *objs[N_FIELDS];
-} bind_cache;
-
-static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
-
-static int intern_names(void) {
-    if (s_cbind != NULL) return 0;
-    for (int k = 0; k < N_FIELDS; k++)
-        if ((field_names[k] = PyUnicode_InternFromString(FIELDS[k].name)) == NULL) return -1;
-    if ((s_cvariant = PyUnicode_InternFromString("_cvariant")) == NULL) return -1;
-    s_cbind = PyUnicode_InternFromString("_cbind");
-    return s_cbind == NULL ? -1 : 0;
-}
-
-static void cache_clear(bind_cache *c) {
-    unbind(&c->bb);
-    Py_CLEAR(c->cv);
-    for (int k = 0; k < N_FIELDS; k++) Py_CLEAR(c->objs[k]);
-}
-
-static void cache_free(PyObject *capsule) {
-    bind_cache *c = (bind_cache *)PyCapsule_GetPointer(capsule, CACHE_NAME);
-    if (c == NULL) {
-        PyErr_Clear();
-        return;
-    }
-    cache_clear(c);
-    PyMem_Free(c);
-}
-
-/* 1: game holds the objects of the cache; 0: not (or an attribute is missing) */
-static int cache_fits(PyObject *game, const bind_cache *c) {
-    PyObject *cv = PyObject_GetAttr(game, s_cvariant);
-    int same = cv == c->cv;
-    Py_XDECREF(cv);
-    for (int k = 0; same && k < N_FIELDS; k++) {
-        PyObject *obj = PyObject_GetAttr(game, field_names[k]);
-        same = obj == c->objs[k];
-        Py_XDECREF(obj);
-    }
-    PyErr_Clear();
-    return same;
-}
-
-static int bind(PyObject *game, bound_batch *bb) {
-    if (intern_names()) return -1;
-    bb->nviews = 0;
-    bb->hold = NULL;
-    PyObject *cap = PyObject_GetAttr(game, s_cbind);
-    if (cap == NULL) PyErr_Clear();
-    if (cap != NULL && PyCapsule_IsValid(cap, CACHE_NAME)) {
-        bind_cache *c = (bind_cache *)PyCapsule_GetPointer(cap, CACHE_NAME);
-        if (cache_fits(game, c)) {
-            bb->b = c->bb.b;
-            bb->hold = cap;  /* released by unbind */
-            return 0;
-        }
-    }
-    Py_XDECREF(cap);
-    bind_cache *c = (bind_cache *)PyMem_Calloc(1, sizeof(bind_cache));
-    if (c == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    if (bind_fresh(game, &c->bb)) {
-        PyMem_Free(c);
-        return -1;
-    }
-    c->cv = PyObject_GetAttr(game, s_cvariant);
-    for (int k = 0; c->cv != NULL && k < N_FIELDS; k++) c->objs[k] = PyObject_GetAttr(game, field_names[k]);
-    cap = PyErr_Occurred() ? NULL : PyCapsule_New(c, CACHE_NAME, cache_free);
-    if (cap == NULL) {
-        cache_clear(c);
-        PyMem_Free(c);
-        return -1;
-    }
-    if (PyObject_SetAttr(game, s_cbind, cap) < 0) {
-        Py_DECREF(cap);
-        return -1;
-    }
-    bb->b = c->bb.b;
-    bb->hold = cap;
-    return 0;
-}
-
-/* ---- threads ---------------------------------------------------------------------------- */
-
-typedef void (*slice_fn)(void *ctx, Py_ssize_t start, Py_ssize_t stop);
-typedef struct {
-    slice_fn fn;
-    void *ctx;
-    Py_ssize_t start, stop;
-} slice_job;
-
-#ifdef _WIN32
-static DWORD WINAPI run_slice(LPVOID arg) {
-    slice_job *j = (slice_job *)arg;
-    j->fn(j->ctx, j->start, j->stop);
-    return 0;
-}
-#else
-static void *run_slice(void *arg) {
-    slice_job *j = (slice_job *)arg;
-    j->fn(j->ctx, j->start, j->stop);
-    return NULL;
-}
-#endif
-
-/* fn over [0, k) in `threads` contiguous slices, the calling thread taking the first;
- * a thread that cannot be started leaves its slice to the calling thread */
-static void parallel_for(int threads, Py_ssize_t k, slice_fn fn, void *ctx) {
-    if (threads > k / 64) threads = (int)(k / 64);  /* small batches: not worth a thread */
-    if (threads < 1) threads = 1;
-    if (threads > WK_MAX_THREADS) threads = WK_MAX_THREADS;
-    slice_job jobs[WK_MAX_THREADS];
-    int started[WK_MAX_THREADS] = {0};
-#ifdef _WIN32
-    HANDLE handles[WK_MAX_THREADS];
-#else
-    pthread_t handles[WK_MAX_THREADS];
-#endif
-    for (int t = 0; t < threads; t++) {
-        jobs[t].fn = fn;
-        jobs[t].ctx = ctx;
-        jobs[t].start = k * t / threads;
-        jobs[t].stop = k * (t + 1) / threads;
-    }
-    for (int t = 1; t < threads; t++) {
-#ifdef _WIN32
-        handles[t] = CreateThread(NULL, 0, run_slice, &jobs[t], 0, NULL);
-        started[t] = handles[t] != NULL;
-#else
-        started[t] = pthread_create(&handles[t], NULL, run_slice, &jobs[t]) == 0;
-#endif
-    }
-    fn(ctx, jobs[0].start, jobs[0].stop);
-    for (int t = 1; t < threads; t++) {
-        if (!started[t]) {
-            fn(ctx, jobs[t].start, jobs[t].stop);
-            continue;
-        }
-#ifdef _WIN32
-        WaitForSingleObject(handles[t], INFINITE);
-        CloseHandle(handles[t]);
-#else
-        pthread_join(handles[t], NULL);
-#endif
-    }
-}
-
-/* ---- the calls -------------------------------------------------------------------------- */
-
-static int check_threads(long threads) {
-    if (threads < 1 || threads > WK_MAX_THREADS) {
-        PyErr_Format(PyExc_ValueError, "num_threads must be in 1..%d, got %ld",
-                     WK_MAX_THREADS, threads);
-        return -1;
-    }
-    return 0;
-}
-
-/* games idx (distinct, in 0..n-1) as int64 */
-static int get_idx(PyObject *obj, const wk_batch *b, Py_buffer *view, Py_ssize_t *k) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
-        || view->itemsize != 8 || !format_is(view->format, K_I64)) {
-        if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_BufferError)) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "idx must be a C-contiguous int64 array");
-        } else {
-            PyBuffer_Release(view);
-            PyErr_SetString(PyExc_ValueError, "idx must be a C-contiguous int64 array");
-        }
-        return -1;
-    }
-    *k = view->len / 8;
-    const int64_t *ix = (const int64_t *)view->buf;
-    for (Py_ssize_t r = 0; r < *k; r++) {
-        if (ix[r] < 0 || ix[r] >= b->n) {
-            PyBuffer_Release(view);
-            PyErr_Format(PyExc_ValueError, "game index %lld out of range 0..%lld",
-                         (long long)ix[r], (long long)b->n - 1);
-            return -1;
-        }
+    if (!tables_filled) {
+        wk_init_tables();
+        tables_filled = 1;
     }
     return 0;
 }
@@ -500,7 +63,7 @@ static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts
 static void apply_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
-        j->need[r] = (uint8_t)wk_apply(&rules, j->b, j->idx[r], j->actions[r]);
+        j->need[r] = (uint8_t)wk_apply(&wk_batch_rules, j->b, j->idx[r], j->actions[r]);
 }
 
 /* apply(game, idx, actions, need_out, num_threads) -> k: one legal action per game of idx
@@ -511,25 +74,25 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
     PyObject *game, *idx_obj, *act_obj, *need_obj;
     long threads;
     if (!PyArg_ParseTuple(args, "OOOOl", &game, &idx_obj, &act_obj, &need_obj, &threads)
-        || check_threads(threads))
+        || wk_check_threads(threads))
         return NULL;
     bound_batch bb;
-    if (bind(game, &bb)) return NULL;
+    if (wk_bind(game, &bb)) return NULL;
     Py_buffer iv, av, nv;
     Py_ssize_t k;
-    if (get_idx(idx_obj, &bb.b, &iv, &k)) {
-        unbind(&bb);
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) {
+        wk_unbind(&bb);
         return NULL;
     }
-    if (get_array(act_obj, "actions", K_I64, k, 0, &av)) {
+    if (wk_get_array(act_obj, "actions", K_I64, k, 0, &av)) {
         PyBuffer_Release(&iv);
-        unbind(&bb);
+        wk_unbind(&bb);
         return NULL;
     }
-    if (get_array(need_obj, "need_out", K_I64, bb.b.n, 1, &nv)) {
+    if (wk_get_array(need_obj, "need_out", K_I64, bb.b.n, 1, &nv)) {
         PyBuffer_Release(&av);
         PyBuffer_Release(&iv);
-        unbind(&bb);
+        wk_unbind(&bb);
         return NULL;
     }
     const int64_t *acts = (const int64_t *)av.buf, *ix = (const int64_t *)iv.buf;
@@ -543,7 +106,7 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
     if (k > 0) {
         job_ctx j = {&bb.b, (const int64_t *)iv.buf, acts, NULL, NULL, need, NULL, NULL, NULL, 0};
         Py_BEGIN_ALLOW_THREADS
-        parallel_for((int)threads, k, apply_slice, &j);
+        wk_parallel_for((int)threads, k, apply_slice, &j);
         Py_END_ALLOW_THREADS
         int64_t *out = (int64_t *)nv.buf;
         for (Py_ssize_t r = 0; r < k; r++)
@@ -553,7 +116,7 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
     PyBuffer_Release(&nv);
     PyBuffer_Release(&av);
     PyBuffer_Release(&iv);
-    unbind(&bb);
+    wk_unbind(&bb);
     if (k < 0) return NULL;
     return PyLong_FromSsize_t(count);
 }
@@ -566,23 +129,23 @@ static PyObject *vec_start_hands(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOO", &game, &idx_obj, &hand_obj, &up_obj, &down_obj))
         return NULL;
     bound_batch bb;
-    if (bind(game, &bb)) return NULL;
+    if (wk_bind(game, &bb)) return NULL;
     Py_buffer iv, hv, uv, dv;
     Py_ssize_t k;
-    if (get_idx(idx_obj, &bb.b, &iv, &k)) {
-        unbind(&bb);
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) {
+        wk_unbind(&bb);
         return NULL;
     }
-    int err = get_array(hand_obj, "hand", K_U64, 2 * k, 0, &hv);
-    if (!err && (err = get_array(up_obj, "up", K_I64, 10 * k, 0, &uv)) != 0)
+    int err = wk_get_array(hand_obj, "hand", K_U64, 2 * k, 0, &hv);
+    if (!err && (err = wk_get_array(up_obj, "up", K_I64, 10 * k, 0, &uv)) != 0)
         PyBuffer_Release(&hv);
-    if (!err && (err = get_array(down_obj, "down", K_I64, 10 * k, 0, &dv)) != 0) {
+    if (!err && (err = wk_get_array(down_obj, "down", K_I64, 10 * k, 0, &dv)) != 0) {
         PyBuffer_Release(&uv);
         PyBuffer_Release(&hv);
     }
     if (err) {
         PyBuffer_Release(&iv);
-        unbind(&bb);
+        wk_unbind(&bb);
         return NULL;
     }
     const int64_t *ix = (const int64_t *)iv.buf, *up = (const int64_t *)uv.buf,
@@ -599,13 +162,13 @@ static PyObject *vec_start_hands(PyObject *self, PyObject *args) {
         }
     }
     for (Py_ssize_t r = 0; r < k && !err; r++)
-        wk_start_hand(&rules, &bb.b, ix[r], hand[2 * r], hand[2 * r + 1], up + 10 * r,
+        wk_start_hand(&wk_batch_rules, &bb.b, ix[r], hand[2 * r], hand[2 * r + 1], up + 10 * r,
                       down + 10 * r);
     PyBuffer_Release(&dv);
     PyBuffer_Release(&uv);
     PyBuffer_Release(&hv);
     PyBuffer_Release(&iv);
-    unbind(&bb);
+    wk_unbind(&bb);
     if (err) return NULL;
     Py_RETURN_NONE;
 }
@@ -616,15 +179,15 @@ static PyObject *vec_illegal(PyObject *self, PyObject *args) {
     PyObject *game, *idx_obj, *act_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOOO", &game, &idx_obj, &act_obj, &out_obj)) return NULL;
     bound_batch bb;
-    if (bind(game, &bb)) return NULL;
+    if (wk_bind(game, &bb)) return NULL;
     Py_buffer iv, av, ov;
     Py_ssize_t k;
-    if (get_idx(idx_obj, &bb.b, &iv, &k)) {
-        unbind(&bb);
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) {
+        wk_unbind(&bb);
         return NULL;
     }
-    int err = get_array(act_obj, "actions", K_I64, k, 0, &av);
-    if (!err && (err = get_array(out_obj, "out", K_BOOL, k, 1, &ov)) != 0)
+    int err = wk_get_array(act_obj, "actions", K_I64, k, 0, &av);
+    if (!err && (err = wk_get_array(out_obj, "out", K_BOOL, k, 1, &ov)) != 0)
         PyBuffer_Release(&av);
     Py_ssize_t bad = 0;
     if (!err) {
@@ -638,7 +201,7 @@ static PyObject *vec_illegal(PyObject *self, PyObject *args) {
         PyBuffer_Release(&av);
     }
     PyBuffer_Release(&iv);
-    unbind(&bb);
+    wk_unbind(&bb);
     if (err) return NULL;
     return PyLong_FromSsize_t(bad);
 }
@@ -648,19 +211,19 @@ static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_
     Py_buffer probe;
     *is_f32 = 0;
     if (PyObject_GetBuffer(obs_obj, &probe, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
-        *is_f32 = format_is(probe.format, K_F32);
+        *is_f32 = wk_format_is(probe.format, K_F32);
         PyBuffer_Release(&probe);
     } else {
         PyErr_Clear();
     }
-    return get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * obs_layout.size, 1,
+    return wk_get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * wk_obs_layout.size, 1,
                      view);
 }
 
 static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
-        wk_encode(&rules, &obs_layout, j->b, j->idx[r], j->player[r], j->over ? j->over[r] : 0,
+        wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, j->idx[r], j->player[r], j->over ? j->over[r] : 0,
                   j->obs32 ? j->obs32 + r * j->width : NULL,
                   j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
 }
@@ -673,28 +236,25 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
     PyObject *game, *idx_obj, *pl_obj, *over_obj, *obs_obj, *mask_obj;
     long threads;
     if (!PyArg_ParseTuple(args, "OOOOOOl", &game, &idx_obj, &pl_obj, &over_obj, &obs_obj,
-                          &mask_obj, &threads) || check_threads(threads))
+                          &mask_obj, &threads) || wk_check_threads(threads))
         return NULL;
-    if (!layout_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not given the scales");
-        return NULL;
-    }
+    if (encoder_unready()) return NULL;
     bound_batch bb;
-    if (bind(game, &bb)) return NULL;
+    if (wk_bind(game, &bb)) return NULL;
     Py_buffer iv, pv, ov, xv, mv;
     Py_ssize_t k;
     int have_over = over_obj != Py_None, err;
-    if (get_idx(idx_obj, &bb.b, &iv, &k)) {
-        unbind(&bb);
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) {
+        wk_unbind(&bb);
         return NULL;
     }
-    err = get_array(pl_obj, "player", K_I64, k, 0, &pv);
-    if (!err && have_over && (err = get_array(over_obj, "over", K_BOOL, k, 0, &ov)) != 0)
+    err = wk_get_array(pl_obj, "player", K_I64, k, 0, &pv);
+    if (!err && have_over && (err = wk_get_array(over_obj, "over", K_BOOL, k, 0, &ov)) != 0)
         PyBuffer_Release(&pv);
     int is_f32 = 0;
     if (!err) {
         err = get_obs(obs_obj, k, &xv, &is_f32);
-        if (!err && (err = get_array(mask_obj, "mask_out", K_I8, k * WK_ACTIONS, 1, &mv)) != 0)
+        if (!err && (err = wk_get_array(mask_obj, "mask_out", K_I8, k * WK_ACTIONS, 1, &mv)) != 0)
             PyBuffer_Release(&xv);
         if (err) {
             if (have_over) PyBuffer_Release(&ov);
@@ -720,9 +280,9 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
             job_ctx j = {&bb.b, (const int64_t *)iv.buf, NULL, pl,
                          have_over ? (const uint8_t *)ov.buf : NULL, NULL,
                          is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,
-                         (int8_t *)mv.buf, obs_layout.size};
+                         (int8_t *)mv.buf, wk_obs_layout.size};
             Py_BEGIN_ALLOW_THREADS
-            parallel_for((int)threads, k, encode_slice, &j);
+            wk_parallel_for((int)threads, k, encode_slice, &j);
             Py_END_ALLOW_THREADS
         }
         PyBuffer_Release(&mv);
@@ -731,7 +291,7 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
         PyBuffer_Release(&pv);
     }
     PyBuffer_Release(&iv);
-    unbind(&bb);
+    wk_unbind(&bb);
     if (err) return NULL;
     Py_RETURN_NONE;
 }
@@ -744,10 +304,10 @@ static void step_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     wk_batch *b = j->b;
     for (Py_ssize_t r = start; r < stop; r++) {
         int64_t mover = b->current[r];
-        j->need[r] = (uint8_t)wk_apply(&rules, b, r, j->actions[r]);
+        j->need[r] = (uint8_t)wk_apply(&wk_batch_rules, b, r, j->actions[r]);
         if (j->need[r]) continue;
         int over = b->phase[r] == WK_OVER;
-        wk_encode(&rules, &obs_layout, b, r, over ? mover : b->current[r], over,
+        wk_encode(&wk_batch_rules, &wk_obs_layout, b, r, over ? mover : b->current[r], over,
                   j->obs32 ? j->obs32 + r * j->width : NULL,
                   j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
     }
@@ -763,30 +323,27 @@ static PyObject *vec_step(PyObject *self, PyObject *args) {
     PyObject *game, *act_obj, *need_obj, *obs_obj, *mask_obj;
     long threads;
     if (!PyArg_ParseTuple(args, "OOOOOl", &game, &act_obj, &need_obj, &obs_obj, &mask_obj,
-                          &threads) || check_threads(threads))
+                          &threads) || wk_check_threads(threads))
         return NULL;
-    if (!layout_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not given the scales");
-        return NULL;
-    }
+    if (encoder_unready()) return NULL;
     bound_batch bb;
-    if (bind(game, &bb)) return NULL;
+    if (wk_bind(game, &bb)) return NULL;
     Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0;
     Py_buffer av, nv, xv, mv;
-    int is_f32, err = get_array(act_obj, "actions", K_I64, n, 0, &av);
-    if (!err && (err = get_array(need_obj, "need_out", K_I64, n, 1, &nv)) != 0)
+    int is_f32, err = wk_get_array(act_obj, "actions", K_I64, n, 0, &av);
+    if (!err && (err = wk_get_array(need_obj, "need_out", K_I64, n, 1, &nv)) != 0)
         PyBuffer_Release(&av);
     if (!err && (err = get_obs(obs_obj, n, &xv, &is_f32)) != 0) {
         PyBuffer_Release(&nv);
         PyBuffer_Release(&av);
     }
-    if (!err && (err = get_array(mask_obj, "mask_out", K_I8, n * WK_ACTIONS, 1, &mv)) != 0) {
+    if (!err && (err = wk_get_array(mask_obj, "mask_out", K_I8, n * WK_ACTIONS, 1, &mv)) != 0) {
         PyBuffer_Release(&xv);
         PyBuffer_Release(&nv);
         PyBuffer_Release(&av);
     }
     if (err) {
-        unbind(&bb);
+        wk_unbind(&bb);
         return NULL;
     }
     const int64_t *acts = (const int64_t *)av.buf;
@@ -799,9 +356,9 @@ static PyObject *vec_step(PyObject *self, PyObject *args) {
     if (!err) {
         job_ctx j = {&bb.b, NULL, acts, NULL, NULL, need,
                      is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,
-                     (int8_t *)mv.buf, obs_layout.size};
+                     (int8_t *)mv.buf, wk_obs_layout.size};
         Py_BEGIN_ALLOW_THREADS
-        parallel_for((int)threads, n, step_slice, &j);
+        wk_parallel_for((int)threads, n, step_slice, &j);
         Py_END_ALLOW_THREADS
         int64_t *out = (int64_t *)nv.buf;
         for (Py_ssize_t r = 0; r < n; r++)
@@ -812,14 +369,14 @@ static PyObject *vec_step(PyObject *self, PyObject *args) {
     PyBuffer_Release(&xv);
     PyBuffer_Release(&nv);
     PyBuffer_Release(&av);
-    unbind(&bb);
+    wk_unbind(&bb);
     if (err) return NULL;
     return PyLong_FromSsize_t(count);
 }
 
 PyMethodDef wk_batch_methods[] = {
-    {"configure_rules", configure_rules, METH_VARARGS,
-     "configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK): cards.py's tables"},
+    {"configure_rules", wk_configure_rules, METH_VARARGS,
+     "wk_configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK): cards.py's tables"},
     {"vec_apply", vec_apply, METH_VARARGS,
      "vec_apply(game, idx, actions, need_out, num_threads) -> games to deal"},
     {"vec_start_hands", vec_start_hands, METH_VARARGS,

@@ -139,7 +139,8 @@ C_SOURCES = {"widderkopf_env/_speedups.c": "widderkopf_env/_speedups",
 # the other files the accelerators are compiled from (the sdist must hold them)
 C_HEADERS_AND_PARTS = ("agents/_solver_search.h", "widderkopf_env/_core.h",
                        "widderkopf_env/_batch.c", "widderkopf_env/_scalar.c",
-                       "widderkopf_env/_deal.c")
+                       "widderkopf_env/_deal.c", "widderkopf_env/_bind.c",
+                       "widderkopf_env/_batch.h")
 
 
 @pytest.mark.parametrize("source", sorted(C_SOURCES))

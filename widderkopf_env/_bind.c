@@ -1,0 +1,455 @@
+/* The batched engine's plumbing (the calls are in _batch.c): the rule tables and the
+ * encoder's layout handed over from Python at import, a VecGame's arrays bound through the
+ * buffer protocol (names, dtypes and shapes checked at every call, so arrays replaced by
+ * the vector env's rollback are picked up), and the threads a call's work is split over
+ * (each owns a contiguous slice of the games). Declared in _batch.h.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_batch.h"
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <pthread.h>
+#endif
+
+wk_rules wk_batch_rules;
+static int rules_ready = 0;
+
+/* the tables for _scalar.c */
+const wk_rules *wk_get_rules(void) { return &wk_batch_rules; }
+wk_layout wk_obs_layout;
+int wk_layout_ready = 0;
+
+/* the encoder's layout for _scalar.c (NULL until configure() gave the scales) */
+const wk_layout *wk_get_layout(void) { return wk_layout_ready ? &wk_obs_layout : NULL; }
+
+/* ---- tables from Python ---------------------------------------------------------------- */
+
+/* the encoder's layout (offsets in _speedups.c's PIECE_LIST order) and scales, from
+ * _speedups.configure once it has checked the offsets; without scales, no batch encoder */
+int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales) {
+    wk_layout_ready = 0;
+    if (scales == NULL || scales == Py_None) return 0;
+    wk_layout *L = &wk_obs_layout;
+    int64_t *fields[] = {&L->hand, &L->my_up, &L->my_covered, &L->opp_up, &L->opp_covered,
+        &L->my_discard, &L->lead, &L->my_played, &L->opp_played, &L->my_won, &L->opp_won,
+        &L->unseen, &L->trumps, &L->legal_cards, &L->pending, &L->phase, &L->my_turn,
+        &L->trump_suit, &L->crack_level, &L->may_escalate, &L->cracker, &L->roles,
+        &L->opp_discarded, &L->tiebreak, &L->trick_points, &L->tricks_done,
+        &L->opp_hand_size, &L->face_down, &L->match_scores, &L->hands_left};
+    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) *fields[k] = offsets[k];
+    L->size = size;
+    if (!PyArg_ParseTuple(scales, "dddddd", &L->total_points, &L->tricks, &L->hand_size,
+                          &L->piles, &L->score_scale, &L->hands_left_cap))
+        return -1;
+    /* the 0/1 pieces first, fitting the encoder's words; the nine scaled ones after them */
+    int64_t nbits = L->trick_points;
+    for (size_t k = 0; k < 24; k++) {
+        if (*fields[k] >= nbits) {
+            PyErr_SetString(PyExc_ValueError, "configure: the 0/1 pieces must come before "
+                            "the scaled ones (trick_points first of those)");
+            return -1;
+        }
+    }
+    if (nbits > 64 * 9 || L->hands_left_cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "configure: more 0/1 entries than _core.h's "
+                        "encoder holds (576), or a hands-left cap below 1");
+        return -1;
+    }
+    wk_layout_ready = 1;
+    return 0;
+}
+
+static int read_u64s(PyObject *seq, uint64_t *out, Py_ssize_t n, const char *what) {
+    if (PySequence_Length(seq) != n) {
+        PyErr_Format(PyExc_ValueError, "configure_rules: %s must hold %zd entries", what, n);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PySequence_GetItem(seq, k);
+        if (v == NULL) return -1;
+        out[k] = PyLong_AsUnsignedLongLong(v);
+        Py_DECREF(v);
+        if (PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* wk_configure_rules(follow, beats, points, spitzer, trump_mask): cards.py's tables */
+PyObject *wk_configure_rules(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *follow, *beats, *points, *spitzer, *trumps;
+    if (!PyArg_ParseTuple(args, "OOOOO", &follow, &beats, &points, &spitzer, &trumps))
+        return NULL;
+    rules_ready = 0;
+    if (PySequence_Length(follow) != 4 || PySequence_Length(beats) != 4) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "configure_rules: FOLLOW and BEATS must have "
+                            "one entry per trump suit");
+        return NULL;
+    }
+    uint64_t tmp[WK_CARDS];
+    for (Py_ssize_t t = 0; t < 4; t++) {
+        PyObject *row = PySequence_GetItem(follow, t);
+        if (row == NULL) return NULL;
+        int err = read_u64s(row, wk_batch_rules.follow[t], WK_CARDS, "FOLLOW[t]");
+        Py_DECREF(row);
+        if (err) return NULL;
+        PyObject *b = PySequence_GetItem(beats, t);
+        if (b == NULL) return NULL;
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) != WK_CARDS * WK_CARDS) {
+            Py_DECREF(b);
+            PyErr_SetString(PyExc_ValueError, "configure_rules: BEATS[t] must be 1296 bytes");
+            return NULL;
+        }
+        memcpy(wk_batch_rules.beats[t], PyBytes_AS_STRING(b), WK_CARDS * WK_CARDS);
+        Py_DECREF(b);
+    }
+    if (read_u64s(points, tmp, WK_CARDS, "POINTS")) return NULL;
+    for (int c = 0; c < WK_CARDS; c++) wk_batch_rules.points[c] = (int64_t)tmp[c];
+    if (read_u64s(spitzer, tmp, 4, "SPITZER")) return NULL;
+    for (int t = 0; t < 4; t++) wk_batch_rules.spitzer[t] = (int64_t)tmp[t];
+    if (read_u64s(trumps, wk_batch_rules.trump_mask, 4, "TRUMP_MASK")) return NULL;
+    rules_ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* ---- binding a VecGame ------------------------------------------------------------------ */
+
+
+/* a buffer's format is that of the kind (numpy writes int64 as 'l' or 'q') */
+int wk_format_is(const char *fmt, int kind) {
+    if (fmt == NULL) fmt = "B";
+    if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
+    if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
+    switch (kind) {
+    case K_U64: return fmt[0] == 'Q' || (fmt[0] == 'L' && sizeof(long) == 8);
+    case K_I64: return fmt[0] == 'q' || (fmt[0] == 'l' && sizeof(long) == 8);
+    case K_I8: return fmt[0] == 'b';
+    case K_BOOL: return fmt[0] == '?';
+    case K_U8: return fmt[0] == 'B';
+    case K_F32: return fmt[0] == 'f';
+    }
+    return 0;
+}
+
+static const Py_ssize_t item_size[] = {8, 8, 1, 1, 1, 4};
+static const char *const kind_name[] = {"uint64", "int64", "int8", "bool", "uint8", "float32"};
+
+/* a C-contiguous buffer of `count` items of `kind`, or -1 with a ValueError */
+int wk_get_array(PyObject *obj, const char *name, int kind, Py_ssize_t count,
+                     int writable, Py_buffer *view) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be a C-contiguous%s numpy array of %s",
+                     name, writable ? ", writable" : "", kind_name[kind]);
+        return -1;
+    }
+    if (view->itemsize != item_size[kind] || !wk_format_is(view->format, kind)
+        || view->len != count * item_size[kind]) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd %s values, got %zd bytes of "
+                     "format %s", name, count, kind_name[kind], view->len,
+                     view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    int kind;
+    int per_game;  /* items per game; -1: 4 * tricks per hand */
+    size_t offset;
+} field_spec;
+
+#define F(name, kind, per) {#name, kind, per, offsetof(wk_batch, name)}
+static const field_spec FIELDS[] = {
+    F(hand, K_U64, 2), F(upbits, K_U64, 2), F(covered, K_U64, 2), F(played, K_U64, 2),
+    F(won, K_U64, 2), F(discard, K_I64, 2), F(trick_points, K_I64, 2), F(scores, K_I64, 2),
+    F(initial_scores, K_I64, 2), F(phase, K_I64, 1), F(current, K_I64, 1),
+    F(trump, K_I64, 1), F(dealer, K_I64, 1), F(first_dealer, K_I64, 1),
+    F(chooser, K_I64, 1), F(leader, K_I64, 1), F(lead, K_I64, 1), F(lead_pile, K_I64, 1),
+    F(level, K_I64, 1), F(cracker, K_I64, 1), F(recracker, K_I64, 1), F(hand_no, K_I64, 1),
+    F(num_hands, K_I64, 1), F(ntricks, K_I64, 1), F(res_count, K_I64, 1),
+    F(res_hand, K_I64, 1), F(res_dealer, K_I64, 1), F(res_trump, K_I64, 1),
+    F(res_spitzer, K_I64, 1), F(res_winner, K_I64, 1), F(res_crack_level, K_I64, 1),
+    F(res_value, K_I64, 1), F(res_card_points, K_I64, 2), F(res_trick_points, K_I64, 2),
+    F(res_discards, K_I64, 2), F(res_scores, K_I64, 2), F(res_schneider, K_BOOL, 1),
+    F(res_schwarz, K_BOOL, 1), F(up, K_I64, 10), F(down, K_I64, 10), F(deal_up, K_I64, 10),
+    F(deal_down, K_I64, 10), F(tricks, K_I64, -1), F(legal, K_U64, 1),
+    F(history, K_I8, WK_HISTORY), F(hlen, K_I64, 1),
+};
+#undef F
+#define N_FIELDS WK_N_FIELDS
+/* the table holds every field bound_batch has room for */
+typedef char fields_fit[sizeof(FIELDS) / sizeof(FIELDS[0]) == WK_N_FIELDS ? 1 : -1];
+
+
+void wk_unbind(bound_batch *bb) {
+    for (int k = 0; k < bb->nviews; k++) PyBuffer_Release(&bb->views[k]);
+    bb->nviews = 0;
+    Py_CLEAR(bb->hold);
+}
+
+/* game._cvariant: (n, tricks, win, total, schneider, spitzer, deck, trump_mask[4],
+ * hand_value (5, total + 1) int64), set by VecGame at construction */
+static int bind_fresh(PyObject *game, bound_batch *bb) {
+    memset(&bb->b, 0, sizeof(bb->b));
+    bb->nviews = 0;
+    bb->hold = NULL;
+    if (!rules_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_rules() was not called");
+        return -1;
+    }
+    wk_batch *b = &bb->b;
+    PyObject *cv = PyObject_GetAttrString(game, "_cvariant");
+    if (cv == NULL) return -1;
+    PyObject *hv;
+    unsigned long long deck, tm[4];
+    long long n, tricks, win, total, schneider, spitzer;
+    int ok = PyArg_ParseTuple(cv, "LLLLLLK(KKKK)O", &n, &tricks, &win, &total, &schneider,
+                              &spitzer, &deck, &tm[0], &tm[1], &tm[2], &tm[3], &hv);
+    if (!ok) {
+        Py_DECREF(cv);
+        return -1;
+    }
+    b->n = n;
+    b->ntricks_per_hand = tricks;
+    b->win = win;
+    b->total = total;
+    b->schneider = schneider;
+    b->has_spitzer = spitzer;
+    b->deck = deck;
+    for (int t = 0; t < 4; t++) b->trump_mask[t] = tm[t];
+    b->hv_stride = total + 1;
+    int err = wk_get_array(hv, "hand_value", K_I64, 5 * (total + 1), 0, &bb->views[0]);
+    Py_DECREF(cv);  /* the buffer keeps the array alive */
+    if (err) return -1;
+    b->hand_value = (const int64_t *)bb->views[0].buf;
+    bb->nviews = 1;
+    if (n < 1 || tricks < 1 || tricks > 17) {
+        PyErr_SetString(PyExc_ValueError, "_cvariant out of range");
+        wk_unbind(bb);
+        return -1;
+    }
+    for (int k = 0; k < N_FIELDS; k++) {
+        const field_spec *f = &FIELDS[k];
+        PyObject *arr = PyObject_GetAttrString(game, f->name);
+        if (arr == NULL) {
+            wk_unbind(bb);
+            return -1;
+        }
+        Py_ssize_t per = f->per_game < 0 ? 4 * tricks : f->per_game;
+        err = wk_get_array(arr, f->name, f->kind, n * per, 1, &bb->views[bb->nviews]);
+        Py_DECREF(arr);
+        if (err) {
+            wk_unbind(bb);
+            return -1;
+        }
+        *(void **)((char *)b + f->offset) = bb->views[bb->nviews].buf;
+        bb->nviews++;
+    }
+    return 0;
+}
+
+/* The arrays a VecGame was last bound with, kept (with their buffers) in a capsule at
+ * game._cbind: a later call whose game holds the very same objects reuses the pointers
+ * instead of asking every array for its buffer again. Arrays replaced (the vector env's
+ * rollback assigns copies) are other objects, so the game is bound afresh. */
+#define CACHE_NAME "widderkopf_env._batch.bound"
+typedef struct {
+    bound_batch bb;
+    PyObject *cv;
+    PyObject *objs[N_FIELDS];
+} bind_cache;
+
+static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
+
+static int intern_names(void) {
+    if (s_cbind != NULL) return 0;
+    for (int k = 0; k < N_FIELDS; k++)
+        if ((field_names[k] = PyUnicode_InternFromString(FIELDS[k].name)) == NULL) return -1;
+    if ((s_cvariant = PyUnicode_InternFromString("_cvariant")) == NULL) return -1;
+    s_cbind = PyUnicode_InternFromString("_cbind");
+    return s_cbind == NULL ? -1 : 0;
+}
+
+static void cache_clear(bind_cache *c) {
+    wk_unbind(&c->bb);
+    Py_CLEAR(c->cv);
+    for (int k = 0; k < N_FIELDS; k++) Py_CLEAR(c->objs[k]);
+}
+
+static void cache_free(PyObject *capsule) {
+    bind_cache *c = (bind_cache *)PyCapsule_GetPointer(capsule, CACHE_NAME);
+    if (c == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    cache_clear(c);
+    PyMem_Free(c);
+}
+
+/* 1: game holds the objects of the cache; 0: not (or an attribute is missing) */
+static int cache_fits(PyObject *game, const bind_cache *c) {
+    PyObject *cv = PyObject_GetAttr(game, s_cvariant);
+    int same = cv == c->cv;
+    Py_XDECREF(cv);
+    for (int k = 0; same && k < N_FIELDS; k++) {
+        PyObject *obj = PyObject_GetAttr(game, field_names[k]);
+        same = obj == c->objs[k];
+        Py_XDECREF(obj);
+    }
+    PyErr_Clear();
+    return same;
+}
+
+int wk_bind(PyObject *game, bound_batch *bb) {
+    if (intern_names()) return -1;
+    bb->nviews = 0;
+    bb->hold = NULL;
+    PyObject *cap = PyObject_GetAttr(game, s_cbind);
+    if (cap == NULL) PyErr_Clear();
+    if (cap != NULL && PyCapsule_IsValid(cap, CACHE_NAME)) {
+        bind_cache *c = (bind_cache *)PyCapsule_GetPointer(cap, CACHE_NAME);
+        if (cache_fits(game, c)) {
+            bb->b = c->bb.b;
+            bb->hold = cap;  /* released by unbind */
+            return 0;
+        }
+    }
+    Py_XDECREF(cap);
+    bind_cache *c = (bind_cache *)PyMem_Calloc(1, sizeof(bind_cache));
+    if (c == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (bind_fresh(game, &c->bb)) {
+        PyMem_Free(c);
+        return -1;
+    }
+    c->cv = PyObject_GetAttr(game, s_cvariant);
+    for (int k = 0; c->cv != NULL && k < N_FIELDS; k++) c->objs[k] = PyObject_GetAttr(game, field_names[k]);
+    cap = PyErr_Occurred() ? NULL : PyCapsule_New(c, CACHE_NAME, cache_free);
+    if (cap == NULL) {
+        cache_clear(c);
+        PyMem_Free(c);
+        return -1;
+    }
+    if (PyObject_SetAttr(game, s_cbind, cap) < 0) {
+        Py_DECREF(cap);
+        return -1;
+    }
+    bb->b = c->bb.b;
+    bb->hold = cap;
+    return 0;
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+typedef struct {
+    slice_fn fn;
+    void *ctx;
+    Py_ssize_t start, stop;
+} slice_job;
+
+#ifdef _WIN32
+static DWORD WINAPI run_slice(LPVOID arg) {
+    slice_job *j = (slice_job *)arg;
+    j->fn(j->ctx, j->start, j->stop);
+    return 0;
+}
+#else
+static void *run_slice(void *arg) {
+    slice_job *j = (slice_job *)arg;
+    j->fn(j->ctx, j->start, j->stop);
+    return NULL;
+}
+#endif
+
+/* fn over [0, k) in `threads` contiguous slices, the calling thread taking the first;
+ * a thread that cannot be started leaves its slice to the calling thread */
+void wk_parallel_for(int threads, Py_ssize_t k, slice_fn fn, void *ctx) {
+    if (threads > k / 64) threads = (int)(k / 64);  /* small batches: not worth a thread */
+    if (threads < 1) threads = 1;
+    if (threads > WK_MAX_THREADS) threads = WK_MAX_THREADS;
+    slice_job jobs[WK_MAX_THREADS];
+    int started[WK_MAX_THREADS] = {0};
+#ifdef _WIN32
+    HANDLE handles[WK_MAX_THREADS];
+#else
+    pthread_t handles[WK_MAX_THREADS];
+#endif
+    for (int t = 0; t < threads; t++) {
+        jobs[t].fn = fn;
+        jobs[t].ctx = ctx;
+        jobs[t].start = k * t / threads;
+        jobs[t].stop = k * (t + 1) / threads;
+    }
+    for (int t = 1; t < threads; t++) {
+#ifdef _WIN32
+        handles[t] = CreateThread(NULL, 0, run_slice, &jobs[t], 0, NULL);
+        started[t] = handles[t] != NULL;
+#else
+        started[t] = pthread_create(&handles[t], NULL, run_slice, &jobs[t]) == 0;
+#endif
+    }
+    fn(ctx, jobs[0].start, jobs[0].stop);
+    for (int t = 1; t < threads; t++) {
+        if (!started[t]) {
+            fn(ctx, jobs[t].start, jobs[t].stop);
+            continue;
+        }
+#ifdef _WIN32
+        WaitForSingleObject(handles[t], INFINITE);
+        CloseHandle(handles[t]);
+#else
+        pthread_join(handles[t], NULL);
+#endif
+    }
+}
+
+/* ---- the calls -------------------------------------------------------------------------- */
+
+int wk_check_threads(long threads) {
+    if (threads < 1 || threads > WK_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "num_threads must be in 1..%d, got %ld",
+                     WK_MAX_THREADS, threads);
+        return -1;
+    }
+    return 0;
+}
+
+/* games idx (distinct, in 0..n-1) as int64 */
+int wk_get_idx(PyObject *obj, const wk_batch *b, Py_buffer *view, Py_ssize_t *k) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
+        || view->itemsize != 8 || !wk_format_is(view->format, K_I64)) {
+        if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "idx must be a C-contiguous int64 array");
+        } else {
+            PyBuffer_Release(view);
+            PyErr_SetString(PyExc_ValueError, "idx must be a C-contiguous int64 array");
+        }
+        return -1;
+    }
+    *k = view->len / 8;
+    const int64_t *ix = (const int64_t *)view->buf;
+    for (Py_ssize_t r = 0; r < *k; r++) {
+        if (ix[r] < 0 || ix[r] >= b->n) {
+            PyBuffer_Release(view);
+            PyErr_Format(PyExc_ValueError, "game index %lld out of range 0..%lld",
+                         (long long)ix[r], (long long)b->n - 1);
+            return -1;
+        }
+    }
+    return 0;
+}
