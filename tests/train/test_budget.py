@@ -1,0 +1,185 @@
+"""``widderkopf-train --recipe NAME --minutes M``: the plan from a calibration (a pure
+function: a faster machine gets more data, the floors hold, the plan fits the budget), the
+command line's bounds, a run going on with its plan, and the summary's plan beside what
+each stage got."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from helpers import usage_error
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from widderkopf_env.train import budget, recipe_run, train_cli
+from widderkopf_env.train.budget import BudgetTooSmall, Calibration, Plan, plan
+from widderkopf_env.train.recipe import RECIPES, Recipe
+from widderkopf_env.train.recipe_cli import report
+
+NET, DEMO = RECIPES["net"], RECIPES["demo"]
+
+
+def machine(speed: float = 1.0, seconds: float = 5.0) -> Calibration:
+    """Figures of a machine ``speed`` times as fast as a reference one."""
+    games = {"1-8/12": 0.05, "9-12/12": 0.5, "13-17/8": 0.3}
+    return Calibration(
+        clone_match=0.03 / speed, clone_rows=60.0, clone_row=3e-5 / speed,
+        value_game={k: v / speed for k, v in games.items()},
+        value_rows={"1-8/12": 11.0, "9-12/12": 7.0, "13-17/8": 9.0}, value_row=5e-5 / speed,
+        pair=0.02 / speed, seconds=seconds)
+
+
+def _data(r: Recipe) -> tuple[int, ...]:
+    return (r.clone_shards * r.clone_matches,
+            *(b.shards * b.games for b in r.values + r.values2))
+
+
+def test_a_faster_machine_gets_more_data_in_the_same_minutes():
+    slow, fast = plan(NET, machine(1.0), 60, 2), plan(NET, machine(3.0), 60, 2)
+    assert all(f > s for f, s in zip(_data(fast.recipe), _data(slow.recipe), strict=True))
+    assert fast.scale == pytest.approx(3 * slow.scale, rel=0.1)
+    for p in (slow, fast):  # within the budget, and using it
+        assert 0.85 * 3600 <= sum(p.seconds.values()) <= 3600
+        assert p.recipe.final_pairs == NET.final_pairs and p.recipe.curve_pairs == NET.curve_pairs
+
+
+@settings(max_examples=60, deadline=None)
+@given(speed=st.floats(0.05, 50.0), minutes=st.floats(0.5, 600.0),
+       workers=st.integers(1, 16), name=st.sampled_from(["net", "demo"]))
+def test_every_plan_fits_its_budget_and_keeps_the_floors(speed, minutes, workers, name):
+    recipe, cal = RECIPES[name], machine(speed, seconds=3.0)
+    try:
+        p = plan(recipe, cal, minutes, workers)
+    except BudgetTooSmall as err:
+        need = float(str(err).split("about ")[1].split(" minutes")[0])
+        assert need > minutes
+        assert plan(recipe, cal, need, workers).recipe is not None  # the smallest works
+        return
+    assert sum(p.seconds.values()) <= minutes * 60
+    assert p.seconds["calibration"] == cal.seconds
+    assert p.scale >= budget.MIN_SCALE
+    floor = budget.sized(recipe, budget.MIN_SCALE, workers, pairs=0.0)
+    assert all(g >= f for g, f in zip(_data(p.recipe), _data(floor), strict=True))
+    for name_, least in budget.MIN_PAIRS.items():
+        assert min(getattr(recipe, name_), least) <= getattr(p.recipe, name_) \
+            <= getattr(recipe, name_)
+    # the shape: each block's share of the value games is the recipe's (up to rounding)
+    if p.scale >= 1:
+        for b, b0 in zip(p.recipe.values, recipe.values, strict=True):
+            assert b.shards * b.games == pytest.approx(p.scale * b0.shards * b0.games,
+                                                       rel=0.05, abs=workers)
+
+
+def test_a_budget_too_small_is_refused_naming_the_smallest():
+    with pytest.raises(BudgetTooSmall, match=r"1 minutes are too few for the net recipe on "
+                       r"this machine: its smallest run needs about [0-9.]+ minutes"):
+        plan(NET, machine(1.0), 1, 2)
+    with pytest.raises(ValueError, match="minutes must be a number > 0"):
+        plan(NET, machine(), 0, 2)
+    with pytest.raises(ValueError, match="without a PPO stage"):
+        plan(Recipe("p", ppo_steps=1000), machine(), 60, 2)
+
+
+def test_evaluation_pairs_shrink_only_when_the_data_floor_does_not_fit():
+    cal = machine(1.0)
+
+    def minutes(pairs):  # the budget the data's floor needs with this share of the pairs
+        seconds = budget.planned_seconds(budget.sized(NET, budget.MIN_SCALE, 2, pairs), cal, 2)
+        return (sum(seconds.values()) + cal.seconds) / budget.FILL / 60
+
+    roomy = plan(NET, cal, minutes(1.0) * 1.01, 2)
+    assert roomy.recipe.final_pairs == NET.final_pairs and roomy.scale > budget.MIN_SCALE
+    tight = plan(NET, cal, (minutes(1.0) + minutes(0.0)) / 2, 2)
+    assert tight.scale == budget.MIN_SCALE
+    assert budget.MIN_PAIRS["final_pairs"] < tight.recipe.final_pairs < NET.final_pairs
+
+
+def test_a_plan_survives_its_json():
+    p = plan(DEMO, machine(2.0), 5, 2)
+    back = Plan.from_dict(json.loads(json.dumps(p.as_dict())))
+    assert back.recipe == p.recipe and back.calibration == p.calibration
+    assert back.seconds == pytest.approx(p.seconds, abs=0.06)
+
+
+def test_the_recipes_default_budgets():
+    assert NET.minutes == 60 and DEMO.minutes == 5
+
+
+def test_the_minutes_option_is_checked(capsys, tmp_path):
+    for bad in ("-1", "nan", "inf", "ten", "20000"):
+        err = usage_error(train_cli.main, ["--recipe", "demo", "--minutes", bad,
+                                           "--out", str(tmp_path / "r")], capsys)
+        assert "--minutes: expected a number from 0 to 10,080" in err \
+            or "--minutes: expected a number from 0 to 10080" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_budget_too_small_exits_2_before_the_run_starts(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(budget, "calibrate", lambda *a, **k: machine(0.01))
+    assert train_cli.main(["--recipe", "demo", "--minutes", "0.5", "--out",
+                           str(tmp_path / "r"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "0.5 minutes are too few for the demo recipe" in err
+    assert not (tmp_path / "r" / "recipe.json").exists()
+
+
+# a recipe small enough for a test run, and figures that plan it at about its own sizes
+TINY = Recipe("tiny", clone_shards=2, clone_matches=2, clone_epochs=1,
+              values=((2, 2, 1, 4),), value_epochs=1, value_tricks=4, values2=((1, 2, 1, 4),),
+              value_epochs2=1, curve_pairs=2, final_pairs=2, minutes=1.0)
+TINY_CAL = Calibration(clone_match=4.0, clone_rows=60.0, clone_row=1e-3,
+                       value_game={"1-4/12": 4.0}, value_rows={"1-4/12": 4.0},
+                       value_row=1e-3, pair=0.2, seconds=0.1)
+
+
+def test_a_run_goes_on_with_its_plan_and_reports_plan_and_actual(tmp_path, monkeypatch):
+    from widderkopf_env.train import value_fit
+
+    calibrations = []
+
+    def fake(recipe, seed=0, log=None):
+        calibrations.append(recipe.name)
+        return TINY_CAL
+
+    out, fit = tmp_path / "run", value_fit.fit_values
+    monkeypatch.setattr(budget, "calibrate", fake)
+
+    def stopped(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(value_fit, "fit_values", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=1.0)
+    first = json.loads((out / "recipe.json").read_text())
+    assert calibrations == ["tiny"] and first["minutes"] == 1.0
+    assert first["plan"]["sizes"]["clone"]["shards"] == first["plan"]["recipe"]["clone_shards"]
+    monkeypatch.setattr(value_fit, "fit_values", fit)
+    monkeypatch.setattr(budget, "calibrate", lambda *a, **k: pytest.fail("calibrated again"))
+    summary = recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=1.0)
+    assert json.loads((out / "recipe.json").read_text())["plan"] == first["plan"]
+    rows = summary["plan"]["stages"]
+    assert list(rows) == ["clone", "values", "fit", "values2", "fit2", "evaluate", "other"]
+    assert all(rows[s]["actual"] == summary["stage_seconds"][s] for s in summary["stage_seconds"])
+    assert all(row["planned"] > 0 for row in rows.values())
+    assert math.isclose(sum(r["actual"] for r in rows.values()), summary["wall_seconds"],
+                        abs_tol=0.5)
+    assert json.loads((out / "summary.json").read_text())["plan"] == summary["plan"]
+    text = report(summary)
+    assert "Plan for 1 minutes" in text
+    assert f"  fit2      {rows['fit2']['planned']:9.0f} {rows['fit2']['actual']:9.0f}  1 epochs" \
+        in text
+    with pytest.raises(recipe_run.RunFolderError, match="another recipe, seed or budget"):
+        recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=2.0)
+    with pytest.raises(recipe_run.RunFolderError, match="fixed sizes|1 minutes"):
+        recipe_run.run_recipe(TINY, out, seed=1, progress=False)
+
+
+def test_the_calibration_times_every_stage_of_the_recipe():
+    cal = budget.calibrate(TINY, seed=2)
+    assert set(cal.value_game) == set(cal.value_rows) == {"1-4/12"}
+    figures = [cal.clone_match, cal.clone_rows, cal.clone_row, cal.value_row, cal.pair,
+               *cal.value_game.values(), *cal.value_rows.values()]
+    assert all(math.isfinite(x) and x > 0 for x in figures)
+    assert cal.seconds >= cal.clone_match * 2 + cal.pair * 4
