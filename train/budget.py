@@ -130,11 +130,9 @@ class Plan:
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
-        r = dict(data["recipe"])
+        r = dict(data["recipe"])  # value blocks become records in Recipe itself
         for name in ("net_arch", "value_arch"):
             r[name] = tuple(r[name])
-        for name in ("values", "values2"):
-            r[name] = tuple(tuple(b) for b in r[name])
         return cls(data["minutes"], data["scale"], Recipe(**r), dict(data["seconds"]),
                    Calibration(**data["calibration"]))
 
