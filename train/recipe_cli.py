@@ -102,8 +102,9 @@ def main(argv=None) -> int:
         recipe = RECIPES[args.recipe]
         minutes = recipe.minutes if args.minutes is None else args.minutes
         require_train_extra("widderkopf-train --recipe")
-        budget = f"planned for {minutes:g} minutes" if minutes else "fixed sizes"
-        print(f"recipe {recipe.name}: {_describe(recipe)}; {budget}; {args.workers} "
+        budget = (f"in the shape of {_describe(recipe)}, sized for {minutes:g} minutes on "
+                  "this machine" if minutes else f"{_describe(recipe)} (fixed sizes)")
+        print(f"recipe {recipe.name}: {budget}; {args.workers} "
               f"worker(s); output in {out}/", flush=True)
         # a folder that cannot be used (RunFolderError) or a budget too small for the
         # smallest run (BudgetTooSmall): UsageErrors, exit 2

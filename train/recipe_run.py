@@ -160,6 +160,8 @@ class Pipeline:
                    "values2": _work(recipe.values2),
                    "fit2": recipe.value_epochs2 / 3 * (n1 + _positions(recipe.values2))
                    / max(n1, 1), "evaluate": 1.0}
+        if plan is not None:  # the planned seconds
+            weights |= {s: max(plan.seconds.get(s, 0.0), 1e-3) for s in self.stages}
         total = sum(weights[s] for s in self.stages)
         self.shares = {s: weights[s] / total for s in self.stages}
         self.bar = StageBar(self.shares, sys.stderr.isatty() if progress is None else progress)
@@ -174,6 +176,9 @@ class Pipeline:
                 state.forget_from(redo)
                 self._invalidate_after(redo)
             state.save()
+            if self.plan is not None:
+                self.log(f"plan for {self.plan.minutes:g} minutes: data x{self.plan.scale:.3f} "
+                         f"of the recipe's, {sum(self.plan.seconds.values()):.0f} s planned")
             base = 0.0
             for stage in self.stages:
                 self.bar.stage(stage, base)
