@@ -29,6 +29,7 @@ from widderkopf_env.cli import UsageError
 from widderkopf_env.seeding import derive_seed
 
 from .recipe import Recipe, ValueBlock
+from .run_folder import RunFolderError
 
 __all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
            "run_plan"]
@@ -237,7 +238,11 @@ def run_plan(saved: dict | None, recipe: Recipe, seed: int, workers: int, minute
     """A run's plan: ``saved`` (``recipe.json``'s, when a run goes on: no new calibration)
     or one made now from a :func:`calibrate` on this machine."""
     if saved is not None:
-        return Plan.from_dict(saved)
+        try:
+            return Plan.from_dict(saved)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise RunFolderError(f"the plan in recipe.json cannot be read ({err!r}); "
+                                 "--force-restart starts afresh") from None
     return plan(recipe, calibrate(recipe, seed, log), minutes, workers)
 
 

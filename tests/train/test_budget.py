@@ -176,6 +176,24 @@ def test_a_run_goes_on_with_its_plan_and_reports_plan_and_actual(tmp_path, monke
         recipe_run.run_recipe(TINY, out, seed=1, progress=False)
 
 
+def test_a_damaged_plan_is_refused_with_a_way_out(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    monkeypatch.setattr(budget, "calibrate", lambda *a, **k: TINY_CAL)
+
+    def stopped(self, started):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recipe_run.Pipeline, "_clone", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=1.0)
+    state = json.loads((out / "recipe.json").read_text())
+    del state["plan"]["calibration"]
+    (out / "recipe.json").write_text(json.dumps(state))
+    with pytest.raises(recipe_run.RunFolderError, match="the plan in recipe.json cannot be "
+                       r"read \(KeyError\('calibration'\)\); --force-restart starts afresh"):
+        recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=1.0)
+
+
 def test_the_calibration_times_every_stage_of_the_recipe():
     cal = budget.calibrate(TINY, seed=2)
     assert set(cal.value_game) == set(cal.value_rows) == {"1-4/12"}
