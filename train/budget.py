@@ -32,7 +32,7 @@ from .recipe import Recipe, ValueBlock
 from .run_folder import RunFolderError
 
 __all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
-           "run_plan"]
+           "run_plan", "second_round"]
 
 #: The largest budget taken, in minutes (a week).
 MAX_MINUTES = 7 * 24 * 60.0
@@ -42,6 +42,8 @@ FILL = 0.93
 MIN_SCALE = 0.1
 #: The fewest evaluation pairs a plan keeps (or the recipe's, when fewer).
 MIN_PAIRS = {"curve_pairs": 50, "final_pairs": 200, "ladder_pairs": 50}
+#: The most the second round is re-sized by, up or down, after the first round.
+SECOND_ROUND = 4.0
 #: Seconds of fixed cost per stage (starting processes, reading and writing files).
 STAGE_OVERHEAD = 2.0
 
@@ -129,12 +131,52 @@ class Plan:
                 "sizes": self.sizes(), "calibration_seconds": round(self.calibration.seconds, 1),
                 "planned_seconds": round(sum(self.seconds.values()), 1), "stages": rows}
 
+    def second_round(self, actual: dict, elapsed: float, workers: int) -> dict:
+        """The second round re-sized from what the first took (``actual``: seconds of ``clone``, ``values`` and ``fit``; ``elapsed``:
+        the run's seconds so far): the calibration's figures corrected by the ratio of
+        actual to planned seconds, ``values2`` scaled (within ``1/SECOND_ROUND`` ..
+        ``SECOND_ROUND`` times the plan's, never under the floor) to end within the
+        budget. Kept in the plan's dict under ``second_round``."""
+        r, cal = self.recipe, self.calibration
+
+        def ratio(stages):
+            got = sum(actual[s] for s in stages) / max(sum(self.seconds[s] for s in stages),
+                                                       1e-9)
+            return min(max(got, 1 / SECOND_ROUND), SECOND_ROUND)
+
+        rv, rf = ratio(["values"]), ratio(["fit"])
+        fixed = replace(cal, value_game={k: v * rv for k, v in cal.value_game.items()},
+                        value_row=cal.value_row * rf,
+                        pair=cal.pair * ratio(["clone", "values", "fit"]))
+        room = self.minutes * 60 * FILL - elapsed
+
+        def second(j):
+            blocks = tuple(ValueBlock(*_scaled(b.shards, b.games, j, workers), b.lo, b.hi,
+                                      b.exact) for b in r.values2)
+            sec = planned_seconds(replace(r, values2=blocks), fixed, workers)
+            return blocks, {"values2": sec["values2"], "fit2": sec["fit2"],
+                            "evaluate": sec["evaluate"], "curve": sec["curve"] / 3}
+
+        lo = min(MIN_SCALE / self.scale, 1.0)
+        hi = max(lo, SECOND_ROUND)
+        if sum(second(lo)[1].values()) <= room:
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if sum(second(mid)[1].values()) <= room else (lo, mid)
+        blocks, sec = second(lo)
+        return {"factor": round(lo, 4), "values2": [list(b) for b in blocks],
+                "seconds": {"values2": round(sec["values2"], 1), "fit2": round(sec["fit2"], 1)}}
+
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
         r = dict(data["recipe"])  # value blocks become records in Recipe itself
         for name in ("net_arch", "value_arch"):
             r[name] = tuple(r[name])
-        return cls(data["minutes"], data["scale"], Recipe(**r), dict(data["seconds"]),
+        seconds = dict(data["seconds"])
+        if data.get("second_round"):  # re-sized after the first round
+            r["values2"] = tuple(tuple(b) for b in data["second_round"]["values2"])
+            seconds |= data["second_round"]["seconds"]
+        return cls(data["minutes"], data["scale"], Recipe(**r), seconds,
                    Calibration(**data["calibration"]))
 
 
@@ -244,6 +286,19 @@ def run_plan(saved: dict | None, recipe: Recipe, seed: int, workers: int, minute
             raise RunFolderError(f"the plan in recipe.json cannot be read ({err!r}); "
                                  "--force-restart starts afresh") from None
     return plan(recipe, calibrate(recipe, seed, log), minutes, workers)
+
+
+def second_round(state, p: Plan, workers: int, log) -> Plan:
+    """The plan of a run (``state``: its :class:`~.recipe.RunState`) before its second
+    round: re-sized once from what the first round took
+    (:meth:`Plan.second_round`), saved, and kept when the run goes on."""
+    data = state.data
+    if "second_round" not in data["plan"]:
+        actual = {s: data["stages"][s]["seconds"] for s in ("clone", "values", "fit")}
+        data["plan"]["second_round"] = p.second_round(actual, state.clock(), workers)
+        state.save()
+        log(f"second round: x{data['plan']['second_round']['factor']:.3f} of the plan")
+    return Plan.from_dict(data["plan"])
 
 
 def _tiled(arrays: dict, rows: int) -> dict:

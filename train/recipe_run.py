@@ -183,6 +183,8 @@ class Pipeline:
             for stage in self.stages:
                 self.bar.stage(stage, base)
                 if not state.done(stage):
+                    if stage == "values2" and self.plan is not None:
+                        self._second_round()
                     self.log(f"stage {stage}")
                     started = state.clock()
                     getattr(self, f"_{stage}")(started)
@@ -197,6 +199,12 @@ class Pipeline:
         finally:
             self.bar.close()
             self._logfile.close()
+
+    def _second_round(self) -> None:
+        from .budget import second_round
+
+        self.plan = second_round(self.state, self.plan, self.workers, self.log)
+        self.r = self.plan.recipe
 
     def path(self, *parts) -> Path:
         return self.out.joinpath(*parts)

@@ -96,6 +96,31 @@ def test_evaluation_pairs_shrink_only_when_the_data_floor_does_not_fit():
     assert budget.MIN_PAIRS["final_pairs"] < tight.recipe.final_pairs < NET.final_pairs
 
 
+def test_the_second_round_is_resized_from_what_the_first_took():
+    p, workers = plan(NET, machine(1.0), 60, 2), 2
+    done = ("clone", "values", "fit")
+    elapsed = p.seconds["calibration"] + sum(p.seconds[s] for s in done) + p.seconds["curve"] / 3
+    as_planned = p.second_round({s: p.seconds[s] for s in done}, elapsed, workers)
+    assert as_planned["factor"] == pytest.approx(1.0, abs=0.05)
+    slower = p.second_round({s: 1.25 * p.seconds[s] for s in done}, 1.25 * elapsed, workers)
+    faster = p.second_round({s: p.seconds[s] / 2 for s in done}, elapsed / 2, workers)
+    assert faster["factor"] > 1.0 > slower["factor"] > budget.MIN_SCALE / p.scale
+
+    def games(record):
+        return sum(s * g for s, g, *_ in record["values2"])
+
+    assert games(faster) > games(as_planned) > games(slower)
+    for record, x in ((slower, 1.25), (as_planned, 1.0)):  # within the budget
+        rest = sum(record["seconds"].values()) + x * (p.seconds["evaluate"]
+                                                      + p.seconds["curve"] / 3)
+        assert x * elapsed + rest <= 3600 * budget.FILL + 1
+    late = p.second_round({s: 3 * p.seconds[s] for s in done}, 3 * elapsed, workers)
+    assert late["factor"] == pytest.approx(budget.MIN_SCALE / p.scale, rel=1e-3)  # the floor
+    again = Plan.from_dict(p.as_dict() | {"second_round": slower})
+    assert [list(b) for b in again.recipe.values2] == slower["values2"]
+    assert again.recipe.values == p.recipe.values
+
+
 def test_a_plan_survives_its_json():
     p = plan(DEMO, machine(2.0), 5, 2)
     back = Plan.from_dict(json.loads(json.dumps(p.as_dict())))
@@ -158,7 +183,13 @@ def test_a_run_goes_on_with_its_plan_and_reports_plan_and_actual(tmp_path, monke
     monkeypatch.setattr(value_fit, "fit_values", fit)
     monkeypatch.setattr(budget, "calibrate", lambda *a, **k: pytest.fail("calibrated again"))
     summary = recipe_run.run_recipe(TINY, out, seed=1, progress=False, minutes=1.0)
-    assert json.loads((out / "recipe.json").read_text())["plan"] == first["plan"]
+    kept = json.loads((out / "recipe.json").read_text())["plan"]
+    second = kept.pop("second_round")  # re-sized once, before the second round
+    assert kept == first["plan"]
+    [(shards, games, *_)] = second["values2"]
+    assert len(list((out / "values2" / "1-4").glob("shard_*.npz"))) == shards
+    assert summary["plan"]["sizes"]["values2"][0]["games"] == games
+    assert summary["plan"]["stages"]["values2"]["planned"] == second["seconds"]["values2"]
     rows = summary["plan"]["stages"]
     assert list(rows) == ["clone", "values", "fit", "values2", "fit2", "evaluate", "other"]
     assert all(rows[s]["actual"] == summary["stage_seconds"][s] for s in summary["stage_seconds"])
