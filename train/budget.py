@@ -93,6 +93,7 @@ class Plan:
     recipe: Recipe
     seconds: dict
     calibration: Calibration
+    end: float | None = None  # the planned end, re-planned before the second round
 
     def sizes(self) -> dict:
         """The planned sizes of each stage."""
@@ -129,7 +130,8 @@ class Plan:
                          "actual": round(wall - sum(actual.values()), 1)}
         return {"minutes": self.minutes, "scale": round(self.scale, 4),
                 "sizes": self.sizes(), "calibration_seconds": round(self.calibration.seconds, 1),
-                "planned_seconds": round(sum(self.seconds.values()), 1), "stages": rows}
+                "planned_seconds": round(sum(self.seconds.values()) if self.end is None
+                                         else self.end, 1), "stages": rows}
 
     def second_round(self, actual: dict, elapsed: float, workers: int) -> dict:
         """The second round re-sized from what the first took (``actual``: seconds of ``clone``, ``values`` and ``fit``; ``elapsed``:
@@ -165,19 +167,20 @@ class Plan:
                 lo, hi = (mid, hi) if sum(second(mid)[1].values()) <= room else (lo, mid)
         blocks, sec = second(lo)
         return {"factor": round(lo, 4), "values2": [list(b) for b in blocks],
-                "seconds": {"values2": round(sec["values2"], 1), "fit2": round(sec["fit2"], 1)}}
+                "seconds": {"values2": round(sec["values2"], 1), "fit2": round(sec["fit2"], 1)},
+                "end": round(elapsed + sum(sec.values()), 1)}
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
         r = dict(data["recipe"])  # value blocks become records in Recipe itself
         for name in ("net_arch", "value_arch"):
             r[name] = tuple(r[name])
-        seconds = dict(data["seconds"])
-        if data.get("second_round"):  # re-sized after the first round
-            r["values2"] = tuple(tuple(b) for b in data["second_round"]["values2"])
-            seconds |= data["second_round"]["seconds"]
+        seconds, second = dict(data["seconds"]), data.get("second_round")
+        if second:  # re-sized after the first round
+            r["values2"] = tuple(tuple(b) for b in second["values2"])
+            seconds |= second["seconds"]
         return cls(data["minutes"], data["scale"], Recipe(**r), seconds,
-                   Calibration(**data["calibration"]))
+                   Calibration(**data["calibration"]), second["end"] if second else None)
 
 
 def _parallel(n: int, workers: int) -> int:

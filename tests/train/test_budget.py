@@ -114,6 +114,7 @@ def test_the_second_round_is_resized_from_what_the_first_took():
         rest = sum(record["seconds"].values()) + x * (p.seconds["evaluate"]
                                                       + p.seconds["curve"] / 3)
         assert x * elapsed + rest <= 3600 * budget.FILL + 1
+        assert record["end"] == pytest.approx(x * elapsed + rest, abs=1.0)  # overheads
     late = p.second_round({s: 3 * p.seconds[s] for s in done}, 3 * elapsed, workers)
     assert late["factor"] == pytest.approx(budget.MIN_SCALE / p.scale, rel=1e-3)  # the floor
     again = Plan.from_dict(p.as_dict() | {"second_round": slower})
@@ -190,6 +191,7 @@ def test_a_run_goes_on_with_its_plan_and_reports_plan_and_actual(tmp_path, monke
     assert len(list((out / "values2" / "1-4").glob("shard_*.npz"))) == shards
     assert summary["plan"]["sizes"]["values2"][0]["games"] == games
     assert summary["plan"]["stages"]["values2"]["planned"] == second["seconds"]["values2"]
+    assert summary["plan"]["planned_seconds"] == second["end"] <= 60
     rows = summary["plan"]["stages"]
     assert list(rows) == ["clone", "values", "fit", "values2", "fit2", "evaluate", "other"]
     assert all(rows[s]["actual"] == summary["stage_seconds"][s] for s in summary["stage_seconds"])
