@@ -40,6 +40,8 @@ MAX_MINUTES = 7 * 24 * 60.0
 FILL = 0.93
 #: The smallest data the plan makes, as a share of the recipe's sizes.
 MIN_SCALE = 0.1
+#: The most data the plan makes, as a multiple of the recipe's sizes.
+MAX_SCALE = 1000.0
 #: The fewest evaluation pairs a plan keeps (or the recipe's, when fewer).
 MIN_PAIRS = {"curve_pairs": 50, "final_pairs": 200, "ladder_pairs": 50}
 #: The most the second round is re-sized by, up or down, after the first round.
@@ -267,7 +269,7 @@ def plan(recipe: Recipe, cal: Calibration, minutes: float, workers: int = 1) -> 
         pairs = lo
     else:  # the largest scale that fits: a bisection on the rounded sizes
         lo, hi = MIN_SCALE, MIN_SCALE * 2
-        while total(sized(recipe, hi, workers)) <= room:
+        while total(sized(recipe, hi, workers)) <= room and hi < MAX_SCALE:
             lo, hi = hi, hi * 2
         for _ in range(40):
             mid = (lo + hi) / 2

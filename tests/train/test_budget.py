@@ -72,6 +72,13 @@ def test_every_plan_fits_its_budget_and_keeps_the_floors(speed, minutes, workers
                                                        rel=0.05, abs=workers)
 
 
+def test_a_machine_too_fast_to_time_stops_at_the_largest_scale():
+    instant = Calibration(0.0, 60.0, 0.0, {k: 0.0 for k in machine().value_game},
+                          machine().value_rows, 0.0, 0.0, 1.0)
+    p = plan(NET, instant, 60, 2)
+    assert budget.MAX_SCALE <= p.scale <= 2 * budget.MAX_SCALE
+
+
 def test_a_budget_too_small_is_refused_naming_the_smallest():
     with pytest.raises(BudgetTooSmall, match=r"1 minutes are too few for the net recipe on "
                        r"this machine: its smallest run needs about [0-9.]+ minutes"):
