@@ -1,10 +1,11 @@
 """The main job, ``make demo``: an agent from nothing in a few minutes, and how strong it is.
 
-    python -m widderkopf_env.train.demo [--out DIR] [--pairs P] [--workers N]
+    python -m widderkopf_env.train.demo [--out DIR] [--pairs P] [--workers N] [--minutes M]
 
 Runs the ``demo`` recipe (``widderkopf-train --recipe demo``, :mod:`.recipe`): a policy
 network that imitates the heuristic bot, then a card-value network fitted to exact card
-values from its games, written as one agent file, ``DIR/agent.npz``. Prints the strength
+values from its games, written as one agent file, ``DIR/agent.npz``, its sizes planned
+for ``--minutes`` (default 5) on this machine. Prints the strength
 against wall-clock time (against the heuristic and the shipped ``net``, on fixed deals)
 and the final duplicate results over ``--pairs`` deal pairs. The heuristic scores 0
 against itself, so a positive score against it beats it.
@@ -21,9 +22,10 @@ import dataclasses
 import time
 from pathlib import Path
 
-from widderkopf_env.cli import integer, require_train_extra, run_cli
+from widderkopf_env.cli import integer, number, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
+from .budget import MAX_MINUTES
 from .recipe import RECIPES
 
 
@@ -37,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="duplicate deal pairs per opponent of the final evaluation")
     p.add_argument("--workers", type=integer(1), default=default_workers(),
                    help="processes of the data stages and evaluations")
+    p.add_argument("--minutes", type=number(0.0, MAX_MINUTES),
+                   default=RECIPES["demo"].minutes,
+                   help="time budget the stages are planned for (0: the recipe's fixed sizes)")
     return p
 
 
@@ -58,7 +63,8 @@ def _run(args) -> int:
           f"from exact solves, on {args.workers} core(s); output in {out}/", flush=True)
     t0 = time.perf_counter()
     # a folder holding anything but a run is refused (RunFolderError: exit 2)
-    summary = run_recipe(recipe, out, workers=args.workers, force_restart=True, progress=None)
+    summary = run_recipe(recipe, out, workers=args.workers, force_restart=True, progress=None,
+                         minutes=args.minutes or None)
     print(report(summary))
     print(f"\nDone in {time.perf_counter() - t0:.0f} s. The agent is {out / 'agent.npz'}: "
           f"widderkopf-eval {out / 'agent.npz'} heuristic, or load_agent(path).")

@@ -88,7 +88,9 @@ class Recipe:
     ``values2``: blocks of a second round played by that agent (empty: one round), the
     network fitted again on both rounds for ``value_epochs2``;
     ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
-    final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder)."""
+    final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder);
+    ``minutes``: the default time budget of ``widderkopf-train --recipe`` (the sizes
+    above are then the shape the budget scales, :mod:`.budget`)."""
 
     name: str
     clone_shards: int = 40
@@ -111,6 +113,7 @@ class Recipe:
     curve_pairs: int = 200
     final_pairs: int = 1000
     ladder_pairs: int = 0
+    minutes: float = 5.0
 
     def __post_init__(self):
         for name in ("values", "values2"):  # plain tuples become named records
@@ -125,7 +128,7 @@ RECIPES = {
                   value_arch=(512, 512, 256), value_epochs=6, value_tricks=17,
                   values2=(ValueBlock(50, 1000, 1, 8), ValueBlock(40, 250, 9, 12),
                            ValueBlock(20, 100, 13, 17, exact=8)),
-                  value_epochs2=10, final_pairs=1000, ladder_pairs=200),
+                  value_epochs2=10, final_pairs=1000, ladder_pairs=200, minutes=60.0),
 }
 
 
@@ -138,21 +141,27 @@ def sha256(path: Path) -> str:
 
 
 class RunState:
-    """``recipe.json``: the recipe, the finished stages with their outputs' hashes, the
-    curve, and the run's wall-clock seconds over all sessions."""
+    """``recipe.json``: the recipe, its time budget (``minutes``; None: its fixed sizes)
+    and the plan made for it, the finished stages with their outputs' hashes, the curve,
+    and the run's wall-clock seconds over all sessions."""
 
-    def __init__(self, out: Path, recipe: Recipe, seed: int):
+    def __init__(self, out: Path, recipe: Recipe, seed: int, minutes: float | None = None):
         self.out, self.path = out, out / STATE
-        self.data = {"recipe": asdict(recipe), "seed": seed, "stages": {}, "curve": [],
-                     "seconds": 0.0}
+        self.data = {"recipe": asdict(recipe), "seed": seed, "minutes": minutes,
+                     "stages": {}, "curve": [], "seconds": 0.0}
         self._t = time.perf_counter()
 
     def load(self) -> None:
         self.data = json.loads(self.path.read_text())
 
-    def matches(self, recipe: Recipe, seed: int) -> bool:
-        return (self.data.get("recipe") == json.loads(json.dumps(asdict(recipe)))
-                and self.data.get("seed") == seed)
+    def matches(self, recipe: Recipe, seed: int, minutes: float | None = None) -> bool:
+        """Whether the run is of ``recipe`` (its default budget aside), ``seed`` and
+        ``minutes``."""
+        def shape(r) -> dict:
+            return {k: v for k, v in r.items() if k != "minutes"} if isinstance(r, dict) else r
+
+        return (shape(self.data.get("recipe")) == shape(json.loads(json.dumps(asdict(recipe))))
+                and self.data.get("seed") == seed and self.data.get("minutes") == minutes)
 
     def clock(self) -> float:
         """The run's wall-clock seconds so far (every session)."""

@@ -16,9 +16,10 @@ __all__ = ["build_parser", "main", "report"]
 def build_parser():
     import argparse
 
-    from widderkopf_env.cli import DefaultsHelp, add_version, deprecated_alias, integer
+    from widderkopf_env.cli import DefaultsHelp, add_version, deprecated_alias, integer, number
     from widderkopf_env.seeding import default_workers
 
+    from .budget import MAX_MINUTES
     from .recipe import RECIPES
 
     p = argparse.ArgumentParser(
@@ -30,6 +31,12 @@ def build_parser():
     p.add_argument("--recipe", choices=list(RECIPES), required=True, help="the recipe")
     p.add_argument("--out", type=Path, default=None, help="run folder (default runs/RECIPE)")
     p.add_argument("--seed", type=integer(0), default=0, help="run seed")
+    p.add_argument("--minutes", type=number(0.0, MAX_MINUTES), default=None,
+                   help="time budget: the stages are sized from a short calibration on this "
+                        "machine to end within it, evaluation included (default: the "
+                        "recipe's, " + ", ".join(f"{n} {r.minutes:g}" for n, r in
+                                                  RECIPES.items())
+                        + "); 0: the recipe's fixed sizes")
     p.add_argument("--workers", type=integer(1), default=default_workers(),
                    help="processes of the data stages and evaluations")
     p.add_argument("--force-restart", action="store_true",
@@ -40,6 +47,31 @@ def build_parser():
     p.set_defaults(progress=None)
     add_version(p)
     return p
+
+
+def plan_lines(plan: dict) -> list[str]:
+    """The plan of a budgeted run beside what each stage got (:meth:`.budget.Plan.against`)."""
+    sizes = plan["sizes"]
+    clone = sizes["clone"]
+
+    def games(blocks):
+        return " + ".join(f"{b['shards']}x{b['games']} ({b['tricks'][0]}-{b['tricks'][1]})"
+                          for b in blocks)
+
+    what = {"clone": f"{clone['shards']}x{clone['matches']} matches, "
+                     f"{clone['epochs']} epochs",
+            "values": games(sizes["values"]), "values2": games(sizes.get("values2", [])),
+            "fit": f"{sizes['fit']['epochs']} epochs",
+            "fit2": f"{sizes.get('fit2', {}).get('epochs')} epochs",
+            "evaluate": f"{sizes['evaluate']['final_pairs']} pairs",
+            "other": f"calibration {plan['calibration_seconds']:.0f} s, curve"}
+    lines = ["", f"Plan for {plan['minutes']:g} minutes (data x{plan['scale']:.2f} of the "
+                 f"recipe's; {plan['planned_seconds'] / 60:.1f} min planned):",
+             f"  {'stage':<9} {'planned s':>9} {'actual s':>9}  sizes"]
+    for stage, row in plan["stages"].items():
+        got = "-" if row["actual"] is None else f"{row['actual']:.0f}"
+        lines.append(f"  {stage:<9} {row['planned']:9.0f} {got:>9}  {what[stage]}")
+    return lines
 
 
 def _describe(r: Recipe) -> str:
@@ -68,12 +100,16 @@ def main(argv=None) -> int:
             hint[0] = f"stopped; go on with: {shlex.join(['widderkopf-train', *rest])}"
         out = args.out if args.out is not None else Path("runs") / args.recipe
         recipe = RECIPES[args.recipe]
+        minutes = recipe.minutes if args.minutes is None else args.minutes
         require_train_extra("widderkopf-train --recipe")
-        print(f"recipe {recipe.name}: {_describe(recipe)}; {args.workers} worker(s); "
-              f"output in {out}/", flush=True)
-        # a folder that cannot be used: RunFolderError, a UsageError (exit 2)
+        budget = (f"in the shape of {_describe(recipe)}, sized for {minutes:g} minutes on "
+                  "this machine" if minutes else f"{_describe(recipe)} (fixed sizes)")
+        print(f"recipe {recipe.name}: {budget}; {args.workers} "
+              f"worker(s); output in {out}/", flush=True)
+        # a folder that cannot be used (RunFolderError) or a budget too small for the
+        # smallest run (BudgetTooSmall): UsageErrors, exit 2
         summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
-                             args.progress)
+                             args.progress, minutes=minutes or None)
         print(report(summary))
         return 0
 
@@ -93,6 +129,8 @@ def report(summary: dict) -> str:
                      f"{fmt(pt['net'])}")
     stages = ", ".join(f"{k} {v:.0f} s" for k, v in summary["stage_seconds"].items())
     lines += ["", f"Stages: {stages}; {summary['wall_seconds'] / 60:.1f} min in all."]
+    if summary.get("plan"):
+        lines += plan_lines(summary["plan"])
     if summary["final"]:
         lines.append(f"{summary['agent']} over {summary['final_pairs']} duplicate pairs: "
                      + ", ".join(f"vs {o} {fmt(r)}" for o, r in summary["final"].items()))

@@ -24,23 +24,33 @@ OPPONENTS = ("heuristic", "net")
 
 
 def run_recipe(recipe: Recipe, out, seed: int = 0, workers: int = 1, force_restart=False,
-               progress: bool | None = None, log=None) -> dict:
+               progress: bool | None = None, log=None, minutes: float | None = None) -> dict:
     """Run (or go on with) ``recipe`` in ``out``; returns the summary (also written to
     ``summary.json``). ``progress``: one progress bar on stderr (None: when stderr is a
-    terminal); ``log``: called with each line the stages write to ``recipe.log``. Raises
+    terminal); ``log``: called with each line the stages write to ``recipe.log``;
+    ``minutes``: the time budget the recipe's sizes are planned for (:mod:`.budget`; a
+    run that goes on keeps its plan), None: the recipe's own sizes. Raises
     :class:`~.run_folder.RunFolderError` when the folder holds something else (or another
-    recipe's run, without ``force_restart``) or is in use."""
+    recipe's run, without ``force_restart``) or is in use, and
+    :class:`~.budget.BudgetTooSmall` for a budget that cannot hold the smallest run."""
     out = Path(out)
     with RunFolder(out, "recipe") as folder:
-        state = RunState(out, recipe, seed)
-        _check_folder(folder, state, recipe, seed, force_restart)
+        state = RunState(out, recipe, seed, minutes)  # its clock counts the calibration
+        _check_folder(folder, state, recipe, seed, force_restart, minutes)
+        plan = None
+        if minutes is not None:  # going on: the plan in recipe.json; else one made now
+            from .budget import run_plan
+
+            plan = run_plan(state.data.get("plan"), recipe, seed, workers, minutes, log)
+            state.data.setdefault("plan", plan.as_dict())
         folder.remove_stale_temporaries()
         folder.commit()
-        return Pipeline(recipe, out, seed, workers, state, progress, log).run()
+        sized = recipe if plan is None else plan.recipe
+        return Pipeline(sized, out, seed, workers, state, progress, log, plan).run()
 
 
 def _check_folder(folder: RunFolder, state: RunState, recipe: Recipe, seed: int,
-                  force: bool) -> None:
+                  force: bool, minutes: float | None = None) -> None:
     """Resume a run of the same recipe and seed; start afresh in an empty folder (or with
     ``force``, deleting only a run's entries); refuse anything else, before writing
     anything."""
@@ -62,12 +72,15 @@ def _check_folder(folder: RunFolder, state: RunState, recipe: Recipe, seed: int,
     except (OSError, ValueError) as err:
         raise RunFolderError(f"{state.path} cannot be read ({err}); "
                              "--force-restart starts afresh") from None
-    if not state.matches(recipe, seed):
+    if not state.matches(recipe, seed, minutes):
         theirs = state.data.get("recipe")
         name = theirs.get("name") if isinstance(theirs, dict) else None
+        budget = state.data.get("minutes")
         raise RunFolderError(
-            f"{folder.out} holds a run of another recipe or seed ({name!r}, seed "
-            f"{state.data.get('seed')}); give another folder, or --force-restart")
+            f"{folder.out} holds a run of another recipe, seed or budget ({name!r}, seed "
+            f"{state.data.get('seed')}, "
+            f"{'fixed sizes' if budget is None else f'{budget:g} minutes'}); give another "
+            "folder, or --force-restart")
 
 
 #: The folder of each stage's data (dropped when a stage before it is redone).
@@ -125,8 +138,9 @@ class Pipeline:
     """One session of a recipe run (see :func:`.recipe.run_recipe`)."""
 
     def __init__(self, recipe: Recipe, out: Path, seed: int, workers: int, state: RunState,
-                 progress: bool, log):
+                 progress: bool, log, plan=None):
         self.r, self.out, self.seed, self.workers, self.state = recipe, out, seed, workers, state
+        self.plan = plan
         logfile = open(out / "recipe.log", "a", buffering=1)  # noqa: SIM115 (closed in run)
         self._logfile = logfile
 
@@ -146,6 +160,8 @@ class Pipeline:
                    "values2": _work(recipe.values2),
                    "fit2": recipe.value_epochs2 / 3 * (n1 + _positions(recipe.values2))
                    / max(n1, 1), "evaluate": 1.0}
+        if plan is not None:  # the planned seconds
+            weights |= {s: max(plan.seconds.get(s, 0.0), 1e-3) for s in self.stages}
         total = sum(weights[s] for s in self.stages)
         self.shares = {s: weights[s] / total for s in self.stages}
         self.bar = StageBar(self.shares, sys.stderr.isatty() if progress is None else progress)
@@ -160,10 +176,15 @@ class Pipeline:
                 state.forget_from(redo)
                 self._invalidate_after(redo)
             state.save()
+            if self.plan is not None:
+                self.log(f"plan for {self.plan.minutes:g} minutes: data x{self.plan.scale:.3f} "
+                         f"of the recipe's, {sum(self.plan.seconds.values()):.0f} s planned")
             base = 0.0
             for stage in self.stages:
                 self.bar.stage(stage, base)
                 if not state.done(stage):
+                    if stage == "values2" and self.plan is not None:
+                        self._second_round()
                     self.log(f"stage {stage}")
                     started = state.clock()
                     getattr(self, f"_{stage}")(started)
@@ -178,6 +199,12 @@ class Pipeline:
         finally:
             self.bar.close()
             self._logfile.close()
+
+    def _second_round(self) -> None:
+        from .budget import second_round
+
+        self.plan = second_round(self.state, self.plan, self.workers, self.log)
+        self.r = self.plan.recipe
 
     def path(self, *parts) -> Path:
         return self.out.joinpath(*parts)
@@ -414,6 +441,8 @@ class Pipeline:
             "stage_seconds": {s: data["stages"][s]["seconds"] for s in done},
             "final": evaluation.get("final"), "final_pairs": self.r.final_pairs,
             "ladder": evaluation.get("ladder"), "curve": data["curve"],
+            "plan": None if self.plan is None else self.plan.against(
+                {s: data["stages"][s]["seconds"] for s in done}, data["seconds"]),
         }
         run_folder.write_atomic(self.path("summary.json"),
                                 (json.dumps(summary, indent=1) + "\n").encode())

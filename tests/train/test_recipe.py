@@ -231,7 +231,7 @@ def test_the_folder_is_checked_before_anything_is_written(done, tmp_path):
     with pytest.raises(RunFolderError, match="files that are not a run's"):
         recipe_run.run_recipe(TINY, other, force_restart=True, progress=False)
     assert sorted(os.listdir(other)) == ["notes.txt"]
-    with pytest.raises(RunFolderError, match="another recipe or seed"):
+    with pytest.raises(RunFolderError, match="another recipe, seed or budget"):
         recipe_run.run_recipe(TINY, out, seed=4, progress=False)
 
 
