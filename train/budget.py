@@ -51,10 +51,14 @@ STAGE_OVERHEAD = 2.0
 
 
 class BudgetTooSmall(UsageError):
-    """The budget cannot hold even the smallest run (the message names the smallest; the
-    command exits 2)."""
+    """The budget cannot hold even the smallest run (the message names the smallest, in
+    minutes also as ``need``; the command exits 2)."""
 
     show_usage = False
+
+    def __init__(self, message: str, need: float = 0.0):
+        super().__init__(message)
+        self.need = need
 
 
 def block_key(block: ValueBlock) -> str:
@@ -255,10 +259,11 @@ def plan(recipe: Recipe, cal: Calibration, minutes: float, workers: int = 1) -> 
     floor = sized(recipe, MIN_SCALE, workers, pairs=0.0)
     if total(floor) > room:
         need = (total(floor) + cal.seconds) / FILL / 60
+        need = math.ceil(need * 10) / 10
         raise BudgetTooSmall(
             f"{minutes:g} minutes are too few for the {recipe.name} recipe on this machine: "
-            f"its smallest run needs about {math.ceil(need * 10) / 10:g} minutes "
-            f"(--minutes 0 runs its fixed sizes)")
+            f"its smallest run needs about {need:g} minutes (--minutes 0 runs its fixed "
+            "sizes)", need)
     pairs, k = 1.0, MIN_SCALE
     if total(sized(recipe, MIN_SCALE, workers)) > room:  # fewer pairs, the data's floor
         lo, hi = 0.0, 1.0

@@ -25,7 +25,7 @@ from pathlib import Path
 from widderkopf_env.cli import integer, number, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
-from .budget import MAX_MINUTES
+from .budget import MAX_MINUTES, BudgetTooSmall
 from .recipe import RECIPES
 
 
@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="duplicate deal pairs per opponent of the final evaluation")
     p.add_argument("--workers", type=integer(1), default=default_workers(),
                    help="processes of the data stages and evaluations")
-    p.add_argument("--minutes", type=number(0.0, MAX_MINUTES),
-                   default=RECIPES["demo"].minutes,
-                   help="time budget the stages are planned for (0: the recipe's fixed sizes)")
+    p.add_argument("--minutes", type=number(0.0, MAX_MINUTES), default=None,
+                   help=f"time budget the stages are planned for (0: the recipe's fixed "
+                        f"sizes; default {RECIPES['demo'].minutes:g}, or the smallest run "
+                        f"where this machine needs more)")
     return p
 
 
@@ -63,8 +64,19 @@ def _run(args) -> int:
           f"from exact solves, on {args.workers} core(s); output in {out}/", flush=True)
     t0 = time.perf_counter()
     # a folder holding anything but a run is refused (RunFolderError: exit 2)
-    summary = run_recipe(recipe, out, workers=args.workers, force_restart=True, progress=None,
-                         minutes=args.minutes or None)
+    minutes = recipe.minutes if args.minutes is None else args.minutes
+    try:
+        summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
+                             progress=None, minutes=minutes or None)
+    except BudgetTooSmall as err:
+        if args.minutes is not None:  # a budget asked for is kept to (exit 2)
+            raise
+        # the default budget on a machine too slow for it: the smallest run
+        minutes = round(err.need * 1.1, 1)
+        print(f"This machine needs about {err.need:g} minutes for the demo's smallest run "
+              f"(more than {recipe.minutes:g}); planning it for {minutes:g}.", flush=True)
+        summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
+                             progress=None, minutes=minutes)
     print(report(summary))
     print(f"\nDone in {time.perf_counter() - t0:.0f} s. The agent is {out / 'agent.npz'}: "
           f"widderkopf-eval {out / 'agent.npz'} heuristic, or load_agent(path).")

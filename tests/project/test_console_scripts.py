@@ -351,7 +351,7 @@ def test_recipe_ctrl_c_in_a_data_stage_exits_130(tmp_path, spawn):
     """Ctrl-C while the clone stage's workers write shards: one line saying that the
     same command goes on."""
     job = spawn(command("widderkopf-train", "--recipe", "demo", "--out", "run", "--workers",
-                        "2"), tmp_path)
+                        "2", "--minutes", "0"), tmp_path)  # fixed sizes: no calibration
     data = tmp_path / "run" / "clone" / "data"
     job.wait_for(lambda: data.is_dir() and any(data.glob("shard_*.npz")), 180)
     code, output = job.ctrl_c()

@@ -162,8 +162,31 @@ def test_the_minutes_reach_the_run(tmp_path, monkeypatch, capsys):
     for argv in ([], ["--minutes", "0"], ["--minutes", "12.5"]):
         assert train_cli.main(["--recipe", "net", "--out", str(tmp_path), *argv]) == 0
     assert got == [("net", 60.0), ("net", None), ("net", 12.5)]
-    assert demo.build_parser().parse_args([]).minutes == 5.0
+    assert demo.build_parser().parse_args([]).minutes is None  # the recipe's, 5
     assert "sized for 60 minutes on this machine" in capsys.readouterr().out
+
+
+def test_the_demo_runs_its_smallest_run_where_its_default_budget_is_too_small(
+        tmp_path, monkeypatch, capsys):
+    """``make demo`` on a machine too slow for 5 minutes runs the smallest run (planned for
+    the minutes it needs) instead of refusing; a budget asked for is kept to (exit 2)."""
+    from widderkopf_env.train import demo, recipe_run
+
+    got = []
+
+    def run(recipe, out, *args, minutes=None, **kwargs):
+        got.append(minutes)
+        if minutes < 7.0:
+            raise budget.BudgetTooSmall(f"{minutes:g} minutes are too few", 7.0)
+        return {"curve": [], "stage_seconds": {}, "wall_seconds": 0.0, "final": None,
+                "ladder": None}
+
+    monkeypatch.setattr(recipe_run, "run_recipe", run)
+    assert demo.main(["--out", str(tmp_path / "d"), "--workers", "1"]) == 0
+    assert got == [5.0, 7.7]
+    assert "needs about 7 minutes for the demo's smallest run" in capsys.readouterr().out
+    assert demo.main(["--out", str(tmp_path / "d"), "--workers", "1", "--minutes", "5"]) == 2
+    assert "5 minutes are too few" in capsys.readouterr().err
 
 
 def test_a_budget_too_small_exits_2_before_the_run_starts(capsys, tmp_path, monkeypatch):
