@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import zipfile
@@ -14,6 +15,14 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` of a child that Ctrl-C must reach: a shell starts background jobs
+    (CI's, a ``&`` job) with SIGINT ignored, and a Python started so never raises
+    ``KeyboardInterrupt``; a terminal's foreground job, which these tests imitate, has the
+    default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def command(name: str, *args: str) -> list[str]:

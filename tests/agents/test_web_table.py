@@ -16,6 +16,7 @@ import time
 import urllib.request
 
 import pytest
+from cli_helpers import default_sigint
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent
@@ -151,7 +152,8 @@ def test_the_command_serves_its_page_and_stops_on_ctrl_c(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "widderkopf_env.agents.play_cli", "--web", "--no-browser",
          "--seed", "3", "--opponent", "random"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=default_sigint)
     try:
         line = proc.stdout.readline()
         url = line.split(": ", 1)[1].strip()

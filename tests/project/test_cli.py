@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import default_sigint
 
 from widderkopf_env import Game, parse_card
 from widderkopf_env.agents import HeuristicAgent
@@ -242,7 +243,7 @@ def test_a_script_that_does_not_stop_after_ctrl_c_is_ended_after_the_grace(tmp_p
         "sys.exit(cli.run_cli(argparse.ArgumentParser(prog='stuck'), body))\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=default_sigint)
     assert proc.stdout.readline() == "ready\n"
     proc.send_signal(signal.SIGINT)
     try:

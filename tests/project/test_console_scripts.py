@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from cli_helpers import command, make_files, run, snapshot
+from cli_helpers import command, default_sigint, make_files, run, snapshot
 
 SCRIPTS = ("widderkopf-eval", "widderkopf-play", "widderkopf-train", "widderkopf-replay",
            "widderkopf-exploit", "widderkopf-distill", "widderkopf-values",
@@ -32,19 +32,13 @@ TINY = ["--net-arch", "8", "--n-steps", "64", "--batch-size", "64", "--epochs", 
         "--final-eval-pairs", "2", "--crack-after", "0"]
 
 
-def _default_sigint() -> None:
-    # a shell starts background jobs with SIGINT ignored; a terminal's foreground job
-    # (what these tests imitate) has the default disposition
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Interactive:
     """A console script in its own process group, its output collected by a thread."""
 
     def __init__(self, cmd: list[str], cwd: Path):
         self.proc = subprocess.Popen(
             cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_default_sigint)
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=default_sigint)
         self.chunks: list[bytes] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()

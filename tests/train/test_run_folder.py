@@ -19,6 +19,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from cli_helpers import default_sigint  # noqa: E402
+
 from widderkopf_env.train import checkpoints  # noqa: E402
 from widderkopf_env.train.callbacks import TrainingRun  # noqa: E402
 from widderkopf_env.train.ppo import main  # noqa: E402
@@ -64,9 +66,7 @@ def test_a_second_trainer_on_the_same_folder_exits_2_naming_the_first(tmp_path, 
     first = subprocess.Popen(
         [sys.executable, "-m", "widderkopf_env.train.ppo", "--out", str(out), "--seed", "7",
          "--total-steps", "100000000", *TINY], stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True,
-        # as a terminal's job: a shell's background job (CI) inherits SIGINT ignored
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 300
         while not (out / "config.json").exists():
