@@ -296,19 +296,23 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* apply and encode in one pass: game r takes its move, then its row is written for the
- * player to act, or, where the move ended the match, for the mover, as over; rows of
- * games whose next hand must be dealt are left to the caller (need[r] = 1) */
+/* a step in two passes over the slice (the games' arrays are streamed once per pass):
+ * every game takes its move (need[r] = 1: its next hand must be dealt; mover[r]: who
+ * moved), then its row is written for the player to act, or, where the move ended the
+ * match, for the mover, as over; the rows of games to deal are left to the caller */
 static void step_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     wk_batch *b = j->b;
+    uint8_t *mover = j->need + b->n;
     for (Py_ssize_t r = start; r < stop; r++) {
-        int64_t mover = b->current[r];
+        mover[r] = (uint8_t)b->current[r];
         j->need[r] = (uint8_t)wk_apply(&wk_batch_rules, b, r, j->actions[r]);
+    }
+    for (Py_ssize_t r = start; r < stop; r++) {
         if (j->need[r]) continue;
         int over = b->phase[r] == WK_OVER;
-        wk_encode(&wk_batch_rules, &wk_obs_layout, b, r, over ? mover : b->current[r], over,
-                  j->obs32 ? j->obs32 + r * j->width : NULL,
+        wk_encode(&wk_batch_rules, &wk_obs_layout, b, r, over ? mover[r] : b->current[r],
+                  over, j->obs32 ? j->obs32 + r * j->width : NULL,
                   j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
     }
 }
@@ -349,7 +353,7 @@ static PyObject *vec_step(PyObject *self, PyObject *args) {
     const int64_t *acts = (const int64_t *)av.buf;
     uint8_t *need = NULL;
     err = check_moves(&bb.b, NULL, acts, n);
-    if (!err && (need = (uint8_t *)PyMem_Malloc(n)) == NULL) {
+    if (!err && (need = (uint8_t *)PyMem_Malloc(2 * n)) == NULL) {  /* need, mover */
         PyErr_NoMemory();
         err = 1;
     }
