@@ -338,17 +338,27 @@ def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
     def quiet(_msg: str) -> None:
         pass
 
+    def marginal(make, folder: Path, few: int, more: int) -> float:
+        """Seconds per game of ``make(folder, games)``: the time of ``more`` games less
+        that of ``few`` (a call's fixed costs, counted per stage, left out), per game."""
+        t = time.perf_counter()
+        make(folder.with_name(folder.name + "-few"), few)
+        t_few = time.perf_counter() - t
+        t = time.perf_counter()
+        make(folder, more)
+        t_more = time.perf_counter() - t
+        return max((t_more - t_few) / (more - few), 0.25 * t_more / more)
+
     start = time.perf_counter()
     small = derive_seed(seed, "recipe", "calibration") % 1_000_000
     with tempfile.TemporaryDirectory(prefix="widderkopf-calibration-") as tmp:
         tmp = Path(tmp)
-        t = time.perf_counter()
-        generate_shards(DistillGenerateSettings(
-            out=tmp / "clone", shards=1, seed=small, matches=2, workers=1, expert="heuristic",
-            mix=(1.0 - recipe.clone_random, 0.0, recipe.clone_random)), log=quiet)
-        clone_match = (time.perf_counter() - t) / 2
+        clone_match = marginal(lambda out, n: generate_shards(DistillGenerateSettings(
+            out=out, shards=1, seed=small, matches=n, workers=1, expert="heuristic",
+            mix=(1.0 - recipe.clone_random, 0.0, recipe.clone_random)), log=quiet),
+            tmp / "clone", 1, 3)
         clone = load_shards([tmp / "clone"])
-        clone_rows = len(clone["action"]) / 2
+        clone_rows = len(clone["action"]) / 3
         big = _tiled(clone, 4 * recipe.clone_batch_size)
         fit = DistillTrainSettings(
             data=[tmp / "clone"], out=tmp / "p.npz", net_arch=list(recipe.net_arch),
@@ -358,15 +368,14 @@ def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
         weights = fit_policy(fit, data=big, log=quiet)
         clone_row = (time.perf_counter() - t) / len(big["action"])
         save_policy(weights, tmp / "p.npz")  # the clone's stand-in plays the value games
-        value_game, value_rows, games = {}, {}, 2
+        value_game, value_rows, games = {}, {}, 3
         for i, b in enumerate(dict.fromkeys(recipe.values + recipe.values2)):
             folder = tmp / f"values{i}"
-            t = time.perf_counter()
-            value_shards(ValueDataSettings(
-                out=folder, shards=1, seed=small, games=games, tricks=[b.lo, b.hi],
-                policy=str(tmp / "p.npz"), random_moves=recipe.value_random, exact_tricks=b.exact,
-                workers=1), log=quiet)
-            value_game[block_key(b)] = (time.perf_counter() - t) / games
+            value_game[block_key(b)] = marginal(
+                lambda out, n, b=b: value_shards(ValueDataSettings(
+                    out=out, shards=1, seed=small, games=n, tricks=[b.lo, b.hi],
+                    policy=str(tmp / "p.npz"), random_moves=recipe.value_random,
+                    exact_tricks=b.exact, workers=1), log=quiet), folder, 1, games)
             value_rows[block_key(b)] = len(load_shards(folder, fields=("game",))["game"]) / games
         rows = load_shards([tmp / f"values{i}" for i in range(len(value_game))],
                            fields=value_data.FIELDS)
