@@ -1,6 +1,6 @@
 """One command from nothing to a strong agent: ``widderkopf-train --recipe NAME``.
 
-    widderkopf-train --recipe demo --out runs/demo     # minutes: beats the heuristic
+    widderkopf-train --recipe demo --out runs/demo     # 5 minutes: about the heuristic's level
     widderkopf-train --recipe net --out runs/net       # the strong recipe
     widderkopf-eval runs/net/agent.npz heuristic       # the result is one agent file
 
