@@ -1,6 +1,6 @@
 """A recipe sized in minutes: ``widderkopf-train --recipe net --minutes 60``.
 
-    cal = calibrate(RECIPES["net"], workers=2)         # a few seconds on this machine
+    cal = calibrate(RECIPES["net"], workers=2)         # a few seconds on this computer
     p = plan(RECIPES["net"], cal, minutes=60, workers=2)
     p.recipe                                           # the recipe with its planned sizes
     p.seconds                                          # the planned seconds of each stage
@@ -12,7 +12,7 @@ matches, each value block's games, in the proportions of the recipe) so that the
 run, calibration and evaluation included, is planned to end within the budget and to
 use it: a faster machine gets more data. Epochs and evaluation pairs are kept, the pairs
 scaled down only when the budget is too small for the data's floor; a budget too small
-even for the floors is refused, naming the smallest that fits this machine.
+even for the floors is refused, naming the smallest that fits this computer.
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def plan(recipe: Recipe, cal: Calibration, minutes: float, workers: int = 1) -> 
         need = (total(floor) + cal.seconds) / FILL / 60
         need = math.ceil(need * 10) / 10
         raise BudgetTooSmall(
-            f"{minutes:g} minutes are too few for the {recipe.name} recipe on this machine: "
+            f"{minutes:g} minutes are too few for the {recipe.name} recipe on this computer: "
             f"its smallest run needs about {need:g} minutes (--minutes 0 runs its fixed "
             "sizes)", need)
     pairs, k = 1.0, MIN_SCALE
@@ -288,7 +288,7 @@ def plan(recipe: Recipe, cal: Calibration, minutes: float, workers: int = 1) -> 
 def run_plan(saved: dict | None, recipe: Recipe, seed: int, workers: int, minutes: float,
              log=None) -> Plan:
     """A run's plan: ``saved`` (``recipe.json``'s, when a run goes on: no new calibration)
-    or one made now from a :func:`calibrate` on this machine."""
+    or one made now from a :func:`calibrate` on this computer."""
     if saved is not None:
         try:
             return Plan.from_dict(saved)
@@ -319,7 +319,7 @@ def _tiled(arrays: dict, rows: int) -> dict:
 
 
 def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
-    """Time small pieces of ``recipe``'s stages on this machine, on one process, in a
+    """Time small pieces of ``recipe``'s stages on this computer, on one process, in a
     temporary folder (a few seconds; see :class:`Calibration`)."""
     from widderkopf_env.agents.arena import run_duplicate
     from widderkopf_env.agents.network_file import save_policy

@@ -5,7 +5,7 @@
 Runs the ``demo`` recipe (``widderkopf-train --recipe demo``, :mod:`.recipe`): a policy
 network that imitates the heuristic bot, then a card-value network fitted to exact card
 values from its games, written as one agent file, ``DIR/agent.npz``, its sizes planned
-for ``--minutes`` (default 5) on this machine. Prints the strength
+for ``--minutes`` (default 5) on this computer. Prints the strength
 against wall-clock time (against the heuristic and the shipped ``net``, on fixed deals)
 and the final duplicate results over ``--pairs`` deal pairs. The heuristic scores 0
 against itself, so a positive score against it beats it.
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--minutes", type=number(0.0, MAX_MINUTES), default=None,
                    help=f"time budget the stages are planned for (0: the recipe's fixed "
                         f"sizes; default {RECIPES['demo'].minutes:g}, or the smallest run "
-                        f"where this machine needs more)")
+                        f"where this computer needs more)")
     return p
 
 
@@ -73,7 +73,7 @@ def _run(args) -> int:
             raise
         # the default budget on a machine too slow for it: the smallest run
         minutes = round(err.need * 1.1, 1)
-        print(f"This machine needs about {err.need:g} minutes for the demo's smallest run "
+        print(f"This computer needs about {err.need:g} minutes for the demo's smallest run "
               f"(more than {recipe.minutes:g}); planning it for {minutes:g}.", flush=True)
         summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
                              progress=None, minutes=minutes)

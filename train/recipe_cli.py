@@ -103,7 +103,7 @@ def main(argv=None) -> int:
         minutes = recipe.minutes if args.minutes is None else args.minutes
         require_train_extra("widderkopf-train --recipe")
         budget = (f"in the shape of {_describe(recipe)}, sized for {minutes:g} minutes on "
-                  "this machine" if minutes else f"{_describe(recipe)} (fixed sizes)")
+                  "this computer" if minutes else f"{_describe(recipe)} (fixed sizes)")
         print(f"recipe {recipe.name}: {budget}; {args.workers} "
               f"worker(s); output in {out}/", flush=True)
         # a folder that cannot be used (RunFolderError) or a budget too small for the

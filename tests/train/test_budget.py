@@ -81,7 +81,7 @@ def test_a_machine_too_fast_to_time_stops_at_the_largest_scale():
 
 def test_a_budget_too_small_is_refused_naming_the_smallest():
     with pytest.raises(BudgetTooSmall, match=r"1 minutes are too few for the net recipe on "
-                       r"this machine: its smallest run needs about [0-9.]+ minutes"):
+                       r"this computer: its smallest run needs about [0-9.]+ minutes"):
         plan(NET, machine(1.0), 1, 2)
     with pytest.raises(ValueError, match="minutes must be a number > 0"):
         plan(NET, machine(), 0, 2)
@@ -163,7 +163,7 @@ def test_the_minutes_reach_the_run(tmp_path, monkeypatch, capsys):
         assert train_cli.main(["--recipe", "net", "--out", str(tmp_path), *argv]) == 0
     assert got == [("net", 60.0), ("net", None), ("net", 12.5)]
     assert demo.build_parser().parse_args([]).minutes is None  # the recipe's, 5
-    assert "sized for 60 minutes on this machine" in capsys.readouterr().out
+    assert "sized for 60 minutes on this computer" in capsys.readouterr().out
 
 
 def test_the_demo_runs_its_smallest_run_where_its_default_budget_is_too_small(
