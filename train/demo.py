@@ -64,10 +64,13 @@ def _run(args) -> int:
           f"from exact solves, on {args.workers} core(s); output in {out}/", flush=True)
     t0 = time.perf_counter()
     # a folder holding anything but a run is refused (RunFolderError: exit 2)
+    def run(minutes):
+        return run_recipe(recipe, out, workers=args.workers, force_restart=True,
+                          progress=None, minutes=minutes or None)
+
     minutes = recipe.minutes if args.minutes is None else args.minutes
     try:
-        summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
-                             progress=None, minutes=minutes or None)
+        summary = run(minutes)
     except BudgetTooSmall as err:
         if args.minutes is not None:  # a budget asked for is kept to (exit 2)
             raise
@@ -75,8 +78,7 @@ def _run(args) -> int:
         minutes = round(err.need * 1.1, 1)
         print(f"This computer needs about {err.need:g} minutes for the demo's smallest run "
               f"(more than {recipe.minutes:g}); planning it for {minutes:g}.", flush=True)
-        summary = run_recipe(recipe, out, workers=args.workers, force_restart=True,
-                             progress=None, minutes=minutes)
+        summary = run(minutes)
     print(report(summary))
     print(f"\nDone in {time.perf_counter() - t0:.0f} s. The agent is {out / 'agent.npz'}: "
           f"widderkopf-eval {out / 'agent.npz'} heuristic, or load_agent(path).")
