@@ -2,7 +2,8 @@
 
 ``widderkopf_env._speedups`` is the compiled core: the rules and the observation encoder
 in C (``_core.h``), bound to the batched engine (``_batch.c``, its plumbing in
-``_bind.c``), the scalar ``Game`` (``_scalar.c``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
+``_bind.c``), the scalar ``Game`` (``_scalar.c``, ``_scalar_hand.c``, its slots in
+``_slots.h``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
 (``_deal.c``). It is optional: without a C compiler the build goes on and
 widderkopf_env runs its Python and numpy code, which gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
 ``widderkopf_env.vector.engine.ACCELERATED`` say which one runs).
@@ -21,8 +22,9 @@ setup(
             "widderkopf_env._speedups",
             sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
                      "widderkopf_env/_bind.c", "widderkopf_env/_scalar.c",
-                     "widderkopf_env/_deal.c"],
-            depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h"],
+                     "widderkopf_env/_scalar_hand.c", "widderkopf_env/_deal.c"],
+            depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h",
+                     "widderkopf_env/_slots.h"],
             optional=True,
         ),
         Extension(

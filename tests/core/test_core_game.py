@@ -127,3 +127,38 @@ def test_the_compiled_start_of_a_hand_refuses_a_malformed_deal_and_changes_nothi
     with pytest.raises((ValueError, TypeError)):
         rules._core_start(g, deal)
     assert g.state_dict() == before
+
+
+def test_the_methods_on_the_class_are_the_cores_and_take_every_action_form():
+    """``Game.apply``, ``legal_actions`` and ``is_over`` are the compiled core's descriptors
+    (``_speedups.game_methods``): an action given as a keyword or a numpy integer does what
+    the Python definition does with it, and a bool, a float, a string or a wrong number of
+    arguments raises the same errors, changing nothing."""
+    assert type(Game.__dict__["apply"]).__name__ == "method_descriptor"
+    assert type(Game.__dict__["is_over"]).__name__ == "getset_descriptor"
+    for form in (int, np.int64, np.int8, lambda a: {"action": a}):
+        c, py = Game.new(seed=5, num_hands=2), Game.new(seed=5, num_hands=2)
+        rng = random.Random(5)
+        while not py.is_over:
+            mask = legal_by_python(py)
+            assert c.legal_actions() == [a for a in range(42) if (mask >> a) & 1]
+            a = pick(rng, c.legal_actions())
+            given = form(a)
+            if isinstance(given, dict):
+                c.apply(**given)
+            else:
+                c.apply(given)
+            py._apply_py(a)
+            assert c.state_dict() == py.state_dict() and c.is_over == (py.phase == 4)
+    game = Game.new(seed=6)
+    before = game.state_dict()
+    for wrong in (True, "36", 36.0, None):
+        with pytest.raises(IllegalActionError) as by_core:
+            game.apply(wrong)
+        with pytest.raises(IllegalActionError) as by_python:
+            game._apply_py(wrong)
+        assert str(by_core.value) == str(by_python.value)
+    for args, kwargs in (((), {}), ((36, 37), {}), ((), {"card": 36}), ((36,), {"action": 36})):
+        with pytest.raises(TypeError, match="one argument, the action"):
+            game.apply(*args, **kwargs)
+    assert game.state_dict() == before and game.legal_actions() == [36, 37, 38, 39]

@@ -1,0 +1,110 @@
+/* Game's slots for the C functions of the scalar Game (_scalar.c, _scalar_hand.c):
+ * rules.Game keeps its state in __slots__ (Python ints and lists); configure_game(Game)
+ * finds each slot's offset from the class's member descriptors once, so these functions
+ * read and write the slots directly. */
+#ifndef WK_SLOTS_H
+#define WK_SLOTS_H
+
+#include <Python.h>
+#include <stdint.h>
+
+#define SLOT_LIST(X)                                                                     \
+    X(S_PHASE, "phase") X(S_CURRENT, "current") X(S_TRUMP, "trump") X(S_DEALER, "dealer") \
+    X(S_HAND, "hand") X(S_UP, "up") X(S_DOWN, "down") X(S_UPBITS, "upbits")              \
+    X(S_COVERED, "covered") X(S_DISCARD, "discard") X(S_WON, "won")                      \
+    X(S_TRICK_POINTS, "trick_points") X(S_PLAYED, "played") X(S_LEAD, "lead")            \
+    X(S_LEAD_PILE, "lead_pile") X(S_LEADER, "leader") X(S_TRICKS, "tricks")              \
+    X(S_LEVEL, "level") X(S_CRACKER, "cracker") X(S_RECRACKER, "recracker")              \
+    X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")                \
+    X(S_CHOOSER, "chooser") X(S_SCORES, "scores") X(S_HAND_NO, "hand_no")                \
+    X(S_NUM_HANDS, "num_hands") X(S_HAND_START, "hand_start")                            \
+    X(S_FIRST_DEALER, "first_dealer")
+#define AS_ENUM(id, name) id,
+#define AS_NAME(id, name) name,
+enum { SLOT_LIST(AS_ENUM) N_SLOTS };
+extern const char *const wk_slot_name[N_SLOTS];
+extern Py_ssize_t wk_slot_offset[N_SLOTS];   /* configure_game's: Game's slots */
+extern PyTypeObject *wk_game_type;           /* NULL until configure_game */
+
+#define SLOT(game, k) (*(PyObject **)((char *)(game) + wk_slot_offset[k]))
+
+/* ---- slots ---------------------------------------------------------------------------- */
+
+static inline int get_long(PyObject *game, int k, long long *out) {
+    PyObject *v = SLOT(game, k);
+    if (v == NULL || !PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "Game.%s must be an int", wk_slot_name[k]);
+        return -1;
+    }
+    *out = PyLong_AsLongLong(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static inline int set_long(PyObject *game, int k, long long value) {
+    PyObject *v = PyLong_FromLongLong(value);
+    if (v == NULL) return -1;
+    PyObject *old = SLOT(game, k);
+    SLOT(game, k) = v;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* game.<k> as a list of `size` items */
+static inline PyObject *get_list(PyObject *game, int k, Py_ssize_t size) {
+    PyObject *v = SLOT(game, k);
+    if (v == NULL || !PyList_Check(v) || PyList_GET_SIZE(v) != size) {
+        PyErr_Format(PyExc_TypeError, "Game.%s must be a list of %zd", wk_slot_name[k], size);
+        return NULL;
+    }
+    return v;
+}
+
+static inline int item_u64(PyObject *list, Py_ssize_t i, uint64_t *out) {
+    *out = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(list, i));
+    return (*out == (uint64_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static inline int item_long(PyObject *list, Py_ssize_t i, long long *out) {
+    *out = PyLong_AsLongLong(PyList_GET_ITEM(list, i));
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static inline int set_item_u64(PyObject *list, Py_ssize_t i, uint64_t value) {
+    PyObject *v = PyLong_FromUnsignedLongLong(value);
+    return v == NULL ? -1 : PyList_SetItem(list, i, v);
+}
+
+static inline int set_item_long(PyObject *list, Py_ssize_t i, long long value) {
+    PyObject *v = PyLong_FromLongLong(value);
+    return v == NULL ? -1 : PyList_SetItem(list, i, v);
+}
+
+static inline int check_game(PyObject *game) {
+    if (wk_game_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_game() was not called");
+        return -1;
+    }
+    if (!PyObject_TypeCheck(game, wk_game_type)) {
+        PyErr_SetString(PyExc_TypeError, "expected a widderkopf_env.rules.Game");
+        return -1;
+    }
+    return 0;
+}
+
+/* game.<k> = v (a new reference, stolen; NULL: the error is set) */
+static inline int set_slot(PyObject *game, int k, PyObject *v) {
+    if (v == NULL) return -1;
+    PyObject *old = SLOT(game, k);
+    SLOT(game, k) = v;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* _scalar.c: the legal set of the player to act (Game.legal_mask, not cached) */
+int wk_game_legal_of(PyObject *game, uint64_t *out);
+/* _scalar_hand.c: a new hand's deal, the observation; its interned names and tables */
+PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int wk_scalar_hand_init(void);
+
+#endif
