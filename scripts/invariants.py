@@ -53,6 +53,7 @@ from reference import RefHand  # noqa: E402  (tests/reference.py, the independen
 from widderkopf_env import Game, IllegalActionError, action_name, card_name  # noqa: E402
 from widderkopf_env.cards import to_bits  # noqa: E402
 from widderkopf_env.game_encoder import encode_game  # noqa: E402
+from widderkopf_env.observation import OBS_SIZE  # noqa: E402
 
 ESCALATE = 40
 CRACK_PROBS = (0.1, 0.5, 0.9)
@@ -118,6 +119,7 @@ class CoreTwin:
         from widderkopf_env.vector import VecGame
 
         self.game, self.at = game, np.zeros(1, np.int64)
+        self.obs, self.mask = np.empty((1, OBS_SIZE), np.float32), np.empty((1, 42), np.int8)
         self.batch = VecGame(1, self._deal, game.variant, accelerated=True)
         self.batch.new_matches(self.at, [game.first_dealer], [game.num_hands],
                                [game.initial_scores])
@@ -136,9 +138,9 @@ class CoreTwin:
         if int(b.legal[0]) != g.legal_mask or current != g.current:
             return (f"the core has player {current} to act with legal mask {int(b.legal[0])}, "
                     f"the engine {g.current} with {g.legal_mask}")
-        obs, mask = encode(b, self.at, [current])
+        obs, mask = encode(b, self.at, self.at + current, out=self.obs, mask_out=self.mask)
         want, want_mask = encode_game(g, current)
-        if not (np.array_equal(obs[0], want) and np.array_equal(mask[0], want_mask)):
+        if obs.tobytes() != want.tobytes() or mask.tobytes() != want_mask.tobytes():
             return f"the core's observation or mask for player {current} differs"
         return None
 
