@@ -40,24 +40,41 @@ typedef struct {
     Py_ssize_t width;
 } job_ctx;
 
-/* every move of games ix legal and every state in range (checked before anything
- * changes); -1 with a ValueError otherwise */
-static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts,
-                       Py_ssize_t k) {
-    for (Py_ssize_t r = 0; r < k; r++) {
-        int64_t i = ix ? ix[r] : r;
-        if (acts[r] < 0 || acts[r] >= WK_ACTIONS) {
-            PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
-            return -1;
-        }
-        if (!wk_state_ok(b, i) || !wk_is_legal(b, i, acts[r])) {
-            PyErr_Format(PyExc_ValueError, "game %lld: action %lld is not legal (or the "
-                         "game's arrays are out of range); nothing was applied",
-                         (long long)i, (long long)acts[r]);
-            return -1;
-        }
+typedef struct {
+    const wk_batch *b;
+    const int64_t *ix, *acts;
+    uint8_t *bad;
+} check_ctx;
+
+static void check_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+    check_ctx *j = (check_ctx *)c;
+    for (Py_ssize_t r = start; r < stop; r++) {
+        int64_t i = j->ix ? j->ix[r] : r, a = j->acts[r];
+        j->bad[r] = (uint8_t)(a < 0 || a >= WK_ACTIONS || !wk_state_ok(j->b, i)
+                              || !wk_is_legal(j->b, i, a));
     }
-    return 0;
+}
+
+/* every move of games ix (NULL: 0..k-1) legal and every state in range, checked before
+ * anything changes, on `threads` threads (bad: k bytes of scratch); -1 with a ValueError
+ * naming the first game that is not */
+static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts,
+                       Py_ssize_t k, int threads, uint8_t *bad) {
+    if (k <= 0) return 0;
+    check_ctx c = {b, ix, acts, bad};
+    Py_BEGIN_ALLOW_THREADS
+    wk_parallel_for(threads, k, check_slice, &c);
+    Py_END_ALLOW_THREADS
+    const uint8_t *first = (const uint8_t *)memchr(bad, 1, (size_t)k);
+    if (first == NULL) return 0;
+    Py_ssize_t r = first - bad;
+    if (acts[r] < 0 || acts[r] >= WK_ACTIONS)
+        PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
+    else
+        PyErr_Format(PyExc_ValueError, "game %lld: action %lld is not legal (or the game's "
+                     "arrays are out of range); nothing was applied",
+                     (long long)(ix ? ix[r] : r), (long long)acts[r]);
+    return -1;
 }
 
 static void apply_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
@@ -96,13 +113,13 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
         return NULL;
     }
     const int64_t *acts = (const int64_t *)av.buf, *ix = (const int64_t *)iv.buf;
-    if (check_moves(&bb.b, ix, acts, k)) k = -1;
     Py_ssize_t count = 0;
     uint8_t *need = k > 0 ? (uint8_t *)PyMem_Malloc(k) : NULL;
     if (k > 0 && need == NULL) {
         PyErr_NoMemory();
         k = -1;
     }
+    if (k > 0 && check_moves(&bb.b, ix, acts, k, (int)threads, need)) k = -1;
     if (k > 0) {
         job_ctx j = {&bb.b, (const int64_t *)iv.buf, acts, NULL, NULL, need, NULL, NULL, NULL, 0};
         Py_BEGIN_ALLOW_THREADS
@@ -352,11 +369,11 @@ static PyObject *vec_step(PyObject *self, PyObject *args) {
     }
     const int64_t *acts = (const int64_t *)av.buf;
     uint8_t *need = NULL;
-    err = check_moves(&bb.b, NULL, acts, n);
-    if (!err && (need = (uint8_t *)PyMem_Malloc(2 * n)) == NULL) {  /* need, mover */
+    if ((need = (uint8_t *)PyMem_Malloc(2 * n + 1)) == NULL) {  /* need, mover */
         PyErr_NoMemory();
         err = 1;
     }
+    if (!err) err = check_moves(&bb.b, NULL, acts, n, (int)threads, need);
     if (!err) {
         job_ctx j = {&bb.b, NULL, acts, NULL, NULL, need,
                      is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,

@@ -152,12 +152,15 @@ def test_apply_encoded_equals_apply_then_encode(variant, threads, dtype):
     assert dealt_seen > 0 and over_seen > 0  # both kinds of hand end were stepped
 
 
-def test_apply_encoded_refuses_an_illegal_action_and_changes_nothing():
-    c, ref = pair("small", seed=3, threads=1)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_apply_encoded_refuses_an_illegal_action_and_changes_nothing(threads):
+    """The check runs on the threads too; the error names the first illegal game."""
+    c, ref = pair("small", seed=3, threads=threads)
     rng = np.random.default_rng(3)
     start((c, ref), ref.all, rng)
     acts = pick(ref, rng)
-    acts[N // 2] = int(np.flatnonzero(ref.mask()[N // 2] == 0)[0])
+    for g in (N - 1, N // 2):  # two illegal actions, the later in another thread's slice
+        acts[g] = int(np.flatnonzero(ref.mask()[g] == 0)[0])
     before = {k: v.copy() for k, v in vars(c).items() if isinstance(v, np.ndarray)}
     obs, mask = np.zeros((N, OBS_SIZE), np.float32), np.zeros((N, NUM_ACTIONS), np.int8)
     with pytest.raises(ValueError, match=f"game {N // 2}: action"):
