@@ -95,8 +95,11 @@ static int relabel(const wk_rules *r, int t, const long long *order, Tables *tab
         tab->pts[i] = (int)r->points[c] + (c == r->spitzer[t]);
         tab->follow[i] = follow;
         tab->block[i] = i < 15 ? 0 : 1 + (i - 15) / 7;
-        for (int k = 0; k < WK_CARDS; k++)
+        tab->beaten_by[i] = 0;
+        for (int k = 0; k < WK_CARDS; k++) {
             tab->beats[i * WK_CARDS + k] = r->beats[t][c * WK_CARDS + (int)order[k]];
+            if (tab->beats[i * WK_CARDS + k]) tab->beaten_by[i] |= BIT(k);
+        }
         /* the search needs each class as one block of labels: the trumps first */
         if (((r->trump_mask[t] >> c & 1) != 0) != (i < 15)
             || follow != (i < 15 ? TRUMPS : SUIT((i - 15) / 7))) {
@@ -225,17 +228,16 @@ static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssi
     int R, n;
     if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
     uint64_t hL = held(s, aL), hO = held(s, aO);
-    int value[WK_CARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    int value[WK_CARDS], g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
     for (uint64_t cards = aL; cards; cards &= cards - 1) {
         int c = low_bit(cards);
         Root q = {aL, aO, hL, R, n, c};
-        if (prev >= 0 && s->kind[c] == s->kind[prev] && !(hO & (BIT(c) - (BIT(prev) << 1))))
-            value[c] = value[prev];  /* interchangeable with the card below it */
+        if (merged(s, c, aL, hO))  /* interchangeable with a weaker card */
+            value[c] = value[top_bit(aL & s->same[c] & (BIT(c) - 1))];
         else  /* the guess: the last lead's value */
             value[c] = g = mtd(s, &q, 0, R, -1, R + 1, g);
-        prev = c;
         PyObject *key = PyLong_FromLong(c), *v = PyLong_FromLong(value[c]);
         int bad = key == NULL || v == NULL || PyDict_SetItem(out, key, v) < 0;
         Py_XDECREF(key);
@@ -277,8 +279,14 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     s->tab = &tables[trump];
     for (int c = 0; c < WK_CARDS; c++) {
         s->rev[c] = (uint64_t)rev[c];
-        s->kind[c] = rev[c] ? -1 - c : s->tab->block[c] * 256 + s->tab->pts[c];
         if (rev[c]) s->covered |= BIT(c);
+    }
+    for (int c = 0; c < WK_CARDS; c++) {
+        int b = s->tab->block[c];
+        for (int i = 0; i < s->tab->nvals && !(s->covered & BIT(c)); i++)
+            if (s->tab->val[i] == s->tab->pts[c])
+                s->same[c] = s->tab->valmask[i] & (b ? SUIT(b - 1) : TRUMPS) & ~s->covered
+                             & ~BIT(c);
     }
     uint64_t fixed = s->covered;
     for (int c = 0; c < WK_CARDS; c++) fixed |= s->rev[c];
