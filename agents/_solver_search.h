@@ -197,6 +197,11 @@ static inline uint64_t held(const Searcher *s, uint64_t avail) {
     return h;
 }
 
+/* the cards of x above every card of y (all of x if y is empty) */
+static inline uint64_t above(uint64_t x, uint64_t y) {
+    return y ? x & ~((BIT(top_bit(y)) << 1) - 1) : x;
+}
+
 /* Points that the holder of hx surely takes against the holder of hy: each of hx's trumps
  * above all of hy's wins its trick whoever leads (R15, R16), with one card of hy in it.
  * If x is to lead (ax: x's playable cards, else 0) and hy holds no trump, x also wins by
@@ -205,12 +210,11 @@ static inline uint64_t held(const Searcher *s, uint64_t avail) {
 static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax) {
     const Tables *t = s->tab;
     uint64_t tx = hx & TRUMPS, ty = hy & TRUMPS;
-    uint64_t wins = ty ? tx & ~((BIT(top_bit(ty)) << 1) - 1) : tx;
+    uint64_t wins = above(tx, ty);
     if (ax && !ty) {
         uint64_t plain = 0;
         for (int i = 0; i < 3; i++) {
-            uint64_t m = SUIT(i), ys = hy & m, xs = hx & m;
-            plain |= ys ? xs & ~((BIT(top_bit(ys)) << 1) - 1) : xs;
+            plain |= above(hx & SUIT(i), hy & SUIT(i));
         }
         uint64_t top = wins | plain, reach = ax;
         for (uint64_t c = ax & top & s->covered; c; c &= c - 1) reach |= s->rev[low_bit(c)];
@@ -317,13 +321,22 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         if (hi <= alpha) return hi;
     }
     int a0 = alpha, b0 = beta;
-    /* the table's best lead first, then the others strongest first */
+    /* the table's best lead first; then the leads that no reply can beat, strongest
+     * first; then the others, cheapest first, of one point value strongest first */
     if (first >= 0 && (!(aL & BIT(first)) || merged(s, first, aL, hO))) first = -1;
-    uint64_t rest = first >= 0 ? aL ^ BIT(first) : aL;
+    uint64_t rest = first >= 0 ? aL ^ BIT(first) : aL, sure = above(aL & TRUMPS, aO & TRUMPS);
+    for (int i = 0; i < 3; i++)  /* a plain lead: beaten by a higher card of its suit, or */
+        if ((aO & SUIT(i)) || !(aO & TRUMPS))  /* by a trump if the follower has none of it */
+            sure |= above(aL & SUIT(i), aO & SUIT(i));
     int best = -1, bm = -1;
-    for (int c = first; c >= 0 || rest; c = -1) {
+    for (int c = first, i = 0; c >= 0 || rest; c = -1) {
         if (c < 0) {
-            c = top_bit(rest);
+            if (rest & sure) {
+                c = top_bit(rest & sure);
+            } else {
+                while (!(rest & t->valmask[i])) i++;
+                c = top_bit(rest & t->valmask[i]);
+            }
             rest ^= BIT(c);
             if (merged(s, c, aL, hO)) continue;
         }
