@@ -19,11 +19,14 @@
  *   the other's trumps win their tricks whoever leads, and a leader whose opponent has
  *   no trump also wins with its top plain cards while it keeps the lead;
  * - interchangeable cards: two cards of one class and one point value with no card of
- *   the other side between them (none lying on or under a face-down card) lead to the
- *   same value, so only one is searched, and the table key packs such cards down over
- *   the played ones, so that positions differing only so share an entry;
- * - move order: the table's best lead, then strongest first; replies by the trick's
- *   worth, picked one at a time (the first usually ends the loop).
+ *   the other side between them (none with a face-down card under it) lead to the same
+ *   value, so only one is searched; and the table key packs runs of such cards (none
+ *   lying on or under a face-down card) down over the played ones, so that positions
+ *   differing only so share an entry;
+ * - move order: the table's best lead; then the leads no legal reply can beat, strongest
+ *   first; then the others, cheapest first. Replies by the trick's worth to the leader:
+ *   the follower's winning cards dearest first, then its losing ones cheapest first.
+ *   Both are made one at a time from bit sets (the first usually ends the loop).
  *
  * The search itself is in _solver_search.h (this file: the Python module around it).
  * No rule is written here: solver.py passes the core's rules (cards.core_tables(), into
