@@ -319,6 +319,10 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         int lo = sure_points(s, hL, hO, aL), hi = R - sure_points(s, hO, hL, 0);
         if (lo >= beta) return lo;
         if (hi <= alpha) return hi;
+        e_lo = lo;  /* kept in the table with what the search finds */
+        e_hi = hi;
+        if (lo > alpha) alpha = lo;
+        if (hi < beta) beta = hi;
     }
     int a0 = alpha, b0 = beta;
     /* the table's best lead first; then the leads that no reply can beat, strongest
