@@ -113,7 +113,7 @@ static int tt_alloc(Searcher *s, int bits) {
     return 0;
 }
 
-/* Stores (lo, hi, bm) under (aL, aO). The table doubles at three quarters full; should that
+/* Stores (lo, hi, bm) under (aL, aO). The table doubles at half full; should that
  * allocation fail it keeps its size and, once nearly full, drops new entries (the table
  * only saves work: the values the search returns stay right). */
 static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int bm) {
