@@ -235,10 +235,12 @@ static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax)
 static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta);
 
 /* The replies to a lead by the trick's worth to the leader, lowest first: those that win
- * the trick (win), dearest first, then those that lose it (lose), cheapest first, each
- * group of one point value by label; made one at a time, as the first usually decides. */
+ * the trick (win), dearest first, then those that lose it (lose), cheapest first; of one
+ * point value, those with a face-down card under them first, then by label. Made one at
+ * a time, as the first usually decides. */
 typedef struct {
     uint64_t win, lose, x;  /* x: what is left of the point value being gone through */
+    uint64_t covered;       /* the cards with a face-down card under them, first in x */
     int i, j;               /* the next point values (t->val) of win (down) and lose (up) */
 } Replies;
 
@@ -255,8 +257,8 @@ static inline int next_reply(const Tables *t, Replies *q) {
             return -1;
         }
     }
-    int r = low_bit(q->x);
-    q->x &= q->x - 1;
+    int r = low_bit(q->x & q->covered ? q->x & q->covered : q->x);
+    q->x ^= BIT(r);
     return r;
 }
 
@@ -272,7 +274,8 @@ static int after_lead(Searcher *s, uint64_t aL, uint64_t aO, uint64_t hL, int R,
     uint64_t moves = aO & t->follow[c];
     if (!moves) moves = aO;
     int pc = t->pts[c], c36 = c * WK_CARDS;
-    Replies order = {moves & t->beaten_by[c], moves & ~t->beaten_by[c], 0, t->nvals, 0};
+    Replies order = {moves & t->beaten_by[c], moves & ~t->beaten_by[c], 0, s->covered, t->nvals,
+                     0};
     int worst = R + 1;
     for (int r; (r = next_reply(t, &order)) >= 0;) {
         if (merged(s, r, moves, hL)) continue;
@@ -326,7 +329,8 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
     }
     int a0 = alpha, b0 = beta;
     /* the table's best lead first; then the leads that no reply can beat, strongest
-     * first; then the others, cheapest first, of one point value strongest first */
+     * first; then the others, cheapest first, of one point value those with a face-down
+     * card under them first, then strongest first */
     if (first >= 0 && (!(aL & BIT(first)) || merged(s, first, aL, hO))) first = -1;
     uint64_t rest = first >= 0 ? aL ^ BIT(first) : aL, sure = above(aL & TRUMPS, aO & TRUMPS);
     for (int i = 0; i < 3; i++)  /* a plain lead: beaten by a higher card of its suit, or */
@@ -339,7 +343,8 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
                 c = top_bit(rest & sure);
             } else {
                 while (!(rest & t->valmask[i])) i++;
-                c = top_bit(rest & t->valmask[i]);
+                uint64_t y = rest & t->valmask[i];
+                c = top_bit(y & s->covered ? y & s->covered : y);
             }
             rest ^= BIT(c);
             if (merged(s, c, aL, hO)) continue;
