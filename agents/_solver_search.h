@@ -223,12 +223,8 @@ static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax)
     if (!wins) return 0;
     int k = 0, sum = 0;
     for (; wins; wins &= wins - 1, k++) sum += t->pts[low_bit(wins)];
-    for (int i = 0; k > 0 && i < t->nvals; i++) {  /* hy's k cheapest cards go with them */
-        int m = wk_popcount(hy & t->valmask[i]);
-        if (m > k) m = k;
-        sum += m * t->val[i];
-        k -= m;
-    }
+    for (int i = 0; k > 0 && i < t->nvals; i++)  /* hy's k cheapest cards go with them */
+        for (uint64_t x = hy & t->valmask[i]; x && k > 0; x &= x - 1, k--) sum += t->val[i];
     return sum;
 }
 
