@@ -19,11 +19,14 @@
  *   the other's trumps win their tricks whoever leads, and a leader whose opponent has
  *   no trump also wins with its top plain cards while it keeps the lead;
  * - interchangeable cards: two cards of one class and one point value with no card of
- *   the other side between them (none lying on or under a face-down card) lead to the
- *   same value, so only one is searched, and the table key packs such cards down over
- *   the played ones, so that positions differing only so share an entry;
- * - move order: the table's best lead, then strongest first; replies by the trick's
- *   worth, picked one at a time (the first usually ends the loop).
+ *   the other side between them (none with a face-down card under it) lead to the same
+ *   value, so only one is searched; and the table key packs runs of such cards (none
+ *   lying on or under a face-down card) down over the played ones, so that positions
+ *   differing only so share an entry;
+ * - move order: the table's best lead; then the leads no legal reply can beat, strongest
+ *   first; then the others, cheapest first. Replies by the trick's worth to the leader:
+ *   the follower's winning cards dearest first, then its losing ones cheapest first.
+ *   Both are made one at a time from bit sets (the first usually ends the loop).
  *
  * The search itself is in _solver_search.h (this file: the Python module around it).
  * No rule is written here: solver.py passes the core's rules (cards.core_tables(), into
@@ -95,8 +98,11 @@ static int relabel(const wk_rules *r, int t, const long long *order, Tables *tab
         tab->pts[i] = (int)r->points[c] + (c == r->spitzer[t]);
         tab->follow[i] = follow;
         tab->block[i] = i < 15 ? 0 : 1 + (i - 15) / 7;
-        for (int k = 0; k < WK_CARDS; k++)
+        tab->beaten_by[i] = 0;
+        for (int k = 0; k < WK_CARDS; k++) {
             tab->beats[i * WK_CARDS + k] = r->beats[t][c * WK_CARDS + (int)order[k]];
+            if (tab->beats[i * WK_CARDS + k]) tab->beaten_by[i] |= BIT(k);
+        }
         /* the search needs each class as one block of labels: the trumps first */
         if (((r->trump_mask[t] >> c & 1) != 0) != (i < 15)
             || follow != (i < 15 ? TRUMPS : SUIT((i - 15) / 7))) {
@@ -225,17 +231,16 @@ static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssi
     int R, n;
     if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
     uint64_t hL = held(s, aL), hO = held(s, aO);
-    int value[WK_CARDS], prev = -1, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    int value[WK_CARDS], g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
     for (uint64_t cards = aL; cards; cards &= cards - 1) {
         int c = low_bit(cards);
         Root q = {aL, aO, hL, R, n, c};
-        if (prev >= 0 && s->kind[c] == s->kind[prev] && !(hO & (BIT(c) - (BIT(prev) << 1))))
-            value[c] = value[prev];  /* interchangeable with the card below it */
+        if (merged(s, c, aL, hO))  /* interchangeable with a weaker card */
+            value[c] = value[top_bit(aL & s->same[c] & (BIT(c) - 1))];
         else  /* the guess: the last lead's value */
             value[c] = g = mtd(s, &q, 0, R, -1, R + 1, g);
-        prev = c;
         PyObject *key = PyLong_FromLong(c), *v = PyLong_FromLong(value[c]);
         int bad = key == NULL || v == NULL || PyDict_SetItem(out, key, v) < 0;
         Py_XDECREF(key);
@@ -277,8 +282,14 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     s->tab = &tables[trump];
     for (int c = 0; c < WK_CARDS; c++) {
         s->rev[c] = (uint64_t)rev[c];
-        s->kind[c] = rev[c] ? -1 - c : s->tab->block[c] * 256 + s->tab->pts[c];
         if (rev[c]) s->covered |= BIT(c);
+    }
+    for (int c = 0; c < WK_CARDS; c++) {
+        int b = s->tab->block[c];
+        for (int i = 0; i < s->tab->nvals && !(s->covered & BIT(c)); i++)
+            if (s->tab->val[i] == s->tab->pts[c])
+                s->same[c] = s->tab->valmask[i] & (b ? SUIT(b - 1) : TRUMPS) & ~s->covered
+                             & ~BIT(c);
     }
     uint64_t fixed = s->covered;
     for (int c = 0; c < WK_CARDS; c++) fixed |= s->rev[c];

@@ -18,14 +18,12 @@
 
 #if defined(_MSC_VER)
 #include <intrin.h>
-#define PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 static inline int low_bit(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
 static inline int top_bit(uint64_t x) {
     unsigned long i;
     return _BitScanReverse64(&i, x) ? (int)i : 0;
 }
 #else
-#define PREFETCH(p) __builtin_prefetch(p)
 static inline int low_bit(uint64_t x) { return __builtin_ctzll(x); }
 static inline int top_bit(uint64_t x) { return x ? 63 - __builtin_clzll(x) : 0; }
 #endif
@@ -36,6 +34,7 @@ typedef struct {
     int pts[WK_CARDS];              /* card points (the Spitzer's extra point included) */
     uint64_t follow[WK_CARDS];      /* the cards that follow card c */
     uint8_t beats[WK_CARDS * WK_CARDS]; /* beats[a * 36 + b]: b beats the lead a */
+    uint64_t beaten_by[WK_CARDS];   /* the cards that beat the lead c */
     int block[WK_CARDS];            /* the class (trumps, or one plain suit) of card c */
     int nvals, val[WK_CARDS];       /* the distinct card points, lowest first, */
     uint64_t valmask[WK_CARDS];     /* and the cards worth each */
@@ -70,8 +69,10 @@ typedef struct {
     int trump;
     const Tables *tab;
     uint64_t rev[WK_CARDS];
-    int kind[WK_CARDS];  /* cards of one kind (class and points, none face down under them)
-                        * are interchangeable when no card of the other side lies between */
+    uint64_t same[WK_CARDS];  /* the cards of c's kind (class and points, none face down
+                               * under them; none for a card with one under it): two of
+                               * them are interchangeable when no card of the other side
+                               * lies between them */
     uint64_t covered;  /* the cards with a face-down card under them */
     int nruns;          /* runs: maximal blocks of consecutive labels of one class and one */
     uint64_t run[WK_CARDS];  /* point value, none lying on or under a face-down card */
@@ -112,13 +113,13 @@ static int tt_alloc(Searcher *s, int bits) {
     return 0;
 }
 
-/* Stores (lo, hi, bm) under (aL, aO). The table doubles at three quarters full; should that
+/* Stores (lo, hi, bm) under (aL, aO). The table doubles at half full; should that
  * allocation fail it keeps its size and, once nearly full, drops new entries (the table
  * only saves work: the values the search returns stay right). */
 static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int bm) {
     Entry *e = probe(s, aL, aO);
     if (!(e->b & USED)) {
-        if (4 * (s->count + 1) > 3 * s->cap && tt_alloc(s, 65 - s->shift) == 0)
+        if (2 * (s->count + 1) > s->cap && tt_alloc(s, 65 - s->shift) == 0)
             e = probe(s, aL, aO);
         else if (s->count + 2 > s->cap)
             return;
@@ -130,21 +131,13 @@ static void tt_store(Searcher *s, uint64_t aL, uint64_t aO, int lo, int hi, int 
 
 /* ---- the search ---------------------------------------------------------------------- */
 
-/* cards (a set of one player's) weakest first, without the ones interchangeable with a
- * weaker one: of the same kind, with no card of the other side (apart: its cards, the
- * face-down ones and the lead on the table included) between them; the number of them
- * written to out */
-static int distinct(const Searcher *s, uint64_t cards, uint64_t apart, int *out) {
-    if (!cards) return 0;
-    int n = 0, prev = low_bit(cards);
-    out[n++] = prev;
-    for (cards &= cards - 1; cards; cards &= cards - 1) {
-        int c = low_bit(cards);
-        if (s->kind[c] != s->kind[prev] || (apart & (BIT(c) - (BIT(prev) << 1))))
-            out[n++] = c;
-        prev = c;
-    }
-    return n;
+/* Whether card c of the set cards (one player's) is interchangeable with a weaker one of
+ * them: one of its kind with no card of the other side (apart: its cards, the face-down
+ * ones and the lead on the table included) between them. Of each such group only the
+ * weakest card is searched. */
+static inline int merged(const Searcher *s, int c, uint64_t cards, uint64_t apart) {
+    uint64_t lower = cards & s->same[c] & (BIT(c) - 1);
+    return lower && !(apart & (BIT(c) - (BIT(top_bit(lower)) << 1)));
 }
 
 /* The position with the cards of each run packed to its lowest labels, in their order
@@ -204,6 +197,11 @@ static inline uint64_t held(const Searcher *s, uint64_t avail) {
     return h;
 }
 
+/* the cards of x above every card of y (all of x if y is empty) */
+static inline uint64_t above(uint64_t x, uint64_t y) {
+    return y ? x & ~((BIT(top_bit(y)) << 1) - 1) : x;
+}
+
 /* Points that the holder of hx surely takes against the holder of hy: each of hx's trumps
  * above all of hy's wins its trick whoever leads (R15, R16), with one card of hy in it.
  * If x is to lead (ax: x's playable cards, else 0) and hy holds no trump, x also wins by
@@ -212,12 +210,11 @@ static inline uint64_t held(const Searcher *s, uint64_t avail) {
 static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax) {
     const Tables *t = s->tab;
     uint64_t tx = hx & TRUMPS, ty = hy & TRUMPS;
-    uint64_t wins = ty ? tx & ~((BIT(top_bit(ty)) << 1) - 1) : tx;
+    uint64_t wins = above(tx, ty);
     if (ax && !ty) {
         uint64_t plain = 0;
         for (int i = 0; i < 3; i++) {
-            uint64_t m = SUIT(i), ys = hy & m, xs = hx & m;
-            plain |= ys ? xs & ~((BIT(top_bit(ys)) << 1) - 1) : xs;
+            plain |= above(hx & SUIT(i), hy & SUIT(i));
         }
         uint64_t top = wins | plain, reach = ax;
         for (uint64_t c = ax & top & s->covered; c; c &= c - 1) reach |= s->rev[low_bit(c)];
@@ -226,16 +223,40 @@ static int sure_points(const Searcher *s, uint64_t hx, uint64_t hy, uint64_t ax)
     if (!wins) return 0;
     int k = 0, sum = 0;
     for (; wins; wins &= wins - 1, k++) sum += t->pts[low_bit(wins)];
-    for (int i = 0; k > 0 && i < t->nvals; i++) {  /* hy's k cheapest cards go with them */
-        int m = wk_popcount(hy & t->valmask[i]);
-        if (m > k) m = k;
-        sum += m * t->val[i];
-        k -= m;
-    }
+    for (int i = 0; k > 0 && i < t->nvals; i++)  /* hy's k cheapest cards go with them */
+        for (uint64_t x = hy & t->valmask[i]; x && k > 0; x &= x - 1, k--) sum += t->val[i];
     return sum;
 }
 
 static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta);
+
+/* The replies to a lead by the trick's worth to the leader, lowest first: those that win
+ * the trick (win), dearest first, then those that lose it (lose), cheapest first; of one
+ * point value, those with a face-down card under them first, then by label. Made one at
+ * a time, as the first usually decides. */
+typedef struct {
+    uint64_t win, lose, x;  /* x: what is left of the point value being gone through */
+    uint64_t covered;       /* the cards with a face-down card under them, first in x */
+    int i, j;               /* the next point values (t->val) of win (down) and lose (up) */
+} Replies;
+
+/* the next reply, or -1 after the last */
+static inline int next_reply(const Tables *t, Replies *q) {
+    while (!q->x) {
+        if (q->win) {
+            q->x = q->win & t->valmask[--q->i];
+            q->win &= ~q->x;
+        } else if (q->lose) {
+            q->x = q->lose & t->valmask[q->j++];
+            q->lose &= ~q->x;
+        } else {
+            return -1;
+        }
+    }
+    int r = low_bit(q->x & q->covered ? q->x & q->covered : q->x);
+    q->x ^= BIT(r);
+    return r;
+}
 
 /* Fail-soft: the points the leader (playable set aL, held set hL) takes from the n
  * remaining tricks after leading c, the follower's best reply against it, exact within
@@ -244,43 +265,17 @@ static int after_lead(Searcher *s, uint64_t aL, uint64_t aO, uint64_t hL, int R,
                       int c, int alpha, int beta) {
     const Tables *t = s->tab;
     const uint8_t *beats = t->beats;
-    int up[WK_CARDS], n1 = n - 1;
+    int n1 = n - 1;
     uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
     uint64_t moves = aO & t->follow[c];
     if (!moves) moves = aO;
     int pc = t->pts[c], c36 = c * WK_CARDS;
-    /* replies by the trick's worth to the leader, lowest first (then by label); each is
-     * picked when its turn comes, as the first one usually ends the loop */
-    int m = distinct(s, moves, hL, up), worth[WK_CARDS];
-    for (int j = 0; j < m; j++) {
-        int r = up[j];
-        worth[j] = beats[c36 + r] ? -pc - t->pts[r] : pc + t->pts[r];
-    }
+    Replies order = {moves & t->beaten_by[c], moves & ~t->beaten_by[c], 0, s->covered, t->nvals,
+                     0};
     int worst = R + 1;
-    for (int i = 0; i < m; i++) {
-        int jb = i;
-        for (int j = i + 1; j < m; j++)
-            if (worth[j] < worth[jb]) jb = j;
-        int r = up[jb], w = worth[jb];
-        for (int j = jb; j > i; j--) {  /* keeps the others in their order */
-            up[j] = up[j - 1];
-            worth[j] = worth[j - 1];
-        }
-        up[i] = r;
-        worth[i] = w;
-        if (n1 == 0) return w < 0 ? 0 : w;  /* the last trick */
-        if (i == 0 && n1 > 2) {  /* the others' table slots, fetched while this is searched */
-            for (int j = 1; j < m; j++) {
-                int o = up[j];
-                uint64_t nO = (aO ^ BIT(o)) | s->rev[o], x = nL, y = nO;
-                if (beats[c36 + o]) {
-                    x = nO;
-                    y = nL;
-                }
-                canonical(s, &x, &y);
-                PREFETCH(&s->slots[slot_of(s, x, y)]);
-            }
-        }
+    for (int r; (r = next_reply(t, &order)) >= 0;) {
+        if (merged(s, r, moves, hL)) continue;
+        if (n1 == 0) return beats[c36 + r] ? 0 : pc + t->pts[r];  /* the last trick */
         int p = pc + t->pts[r], R2 = R - p, v;
         uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
         int hi_b = beta < worst ? beta : worst;
@@ -323,23 +318,33 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         int lo = sure_points(s, hL, hO, aL), hi = R - sure_points(s, hO, hL, 0);
         if (lo >= beta) return lo;
         if (hi <= alpha) return hi;
+        e_lo = lo;  /* kept in the table with what the search finds */
+        e_hi = hi;
+        if (lo > alpha) alpha = lo;
+        if (hi < beta) beta = hi;
     }
     int a0 = alpha, b0 = beta;
-    int up[WK_CARDS], leads[WK_CARDS];
-    int k = distinct(s, aL, hO, up);
-    for (int i = 0; i < k; i++) leads[i] = up[k - 1 - i];  /* strongest first */
-    if (first >= 0) {  /* the table's best move first, the others in their order */
-        for (int i = 0; i < k; i++) {
-            if (leads[i] == first) {
-                memmove(leads + 1, leads, (size_t)i * sizeof(int));
-                leads[0] = first;
-                break;
-            }
-        }
-    }
+    /* the table's best lead first; then the leads that no reply can beat, strongest
+     * first; then the others, cheapest first, of one point value those with a face-down
+     * card under them first, then strongest first */
+    if (first >= 0 && (!(aL & BIT(first)) || merged(s, first, aL, hO))) first = -1;
+    uint64_t rest = first >= 0 ? aL ^ BIT(first) : aL, sure = above(aL & TRUMPS, aO & TRUMPS);
+    for (int i = 0; i < 3; i++)  /* a plain lead: beaten by a higher card of its suit, or */
+        if ((aO & SUIT(i)) || !(aO & TRUMPS))  /* by a trump if the follower has none of it */
+            sure |= above(aL & SUIT(i), aO & SUIT(i));
     int best = -1, bm = -1;
-    for (int i = 0; i < k; i++) {
-        int c = leads[i];
+    for (int c = first, i = 0; c >= 0 || rest; c = -1) {
+        if (c < 0) {
+            if (rest & sure) {
+                c = top_bit(rest & sure);
+            } else {
+                while (!(rest & t->valmask[i])) i++;
+                uint64_t y = rest & t->valmask[i];
+                c = top_bit(y & s->covered ? y & s->covered : y);
+            }
+            rest ^= BIT(c);
+            if (merged(s, c, aL, hO)) continue;
+        }
         int worst = after_lead(s, aL, aO, hL, R, n, c, alpha > best ? alpha : best, beta);
         if (worst > best) {
             best = worst;

@@ -140,6 +140,59 @@ def test_lead_values_give_every_lead_its_reference_value():
     assert twins > 5  # some leads share a value (interchangeable cards among them)
 
 
+def apart_only_by_own_cards(pos: solver.Position, me: int) -> list[tuple[int, int]]:
+    """Pairs (a, b), a < b, of the playable cards of ``me`` (solver labels) of one class and
+    one point value, neither with a face-down card under it, with a card of ``me`` of
+    another kind between them and none of the opponent's (face-down ones included)."""
+    pts, block = solver.TABLES[pos.trump][2], solver.TABLES[pos.trump][5]
+    mine = pos.avail[me]
+    theirs = pos.avail[1 - me]
+    for c in range(36):
+        if theirs >> c & 1:
+            theirs |= pos.rev[c]
+    held = mine
+    for c in range(36):
+        if mine >> c & 1:
+            held |= pos.rev[c]
+    cards = [c for c in range(36) if mine >> c & 1 and not pos.rev[c]]
+    pairs = []
+    for a in cards:
+        for b in cards:
+            between = (1 << b) - (2 << a)
+            if (a < b and block[a] == block[b] and pts[a] == pts[b]
+                    and not theirs & between
+                    and any(pts[c] != pts[a] or pos.rev[c]
+                            for c in range(a + 1, b) if held >> c & 1)):
+                pairs.append((a, b))
+    return pairs
+
+
+@needs_c
+def test_cards_of_one_kind_with_only_own_cards_between_share_a_value():
+    """Two cards of one kind (class, points, none face down under them) with no card of the
+    opponent between them are interchangeable even when the holder's own cards of other
+    kinds lie between: the C root merges them, and both get the reference's value."""
+    found = 0
+    for seed in range(3_000):
+        game = random_position(50_000 + seed, 3 + seed % 6, False)
+        if game is None:
+            continue
+        pos = solver.Position(game)
+        me = game.current
+        pairs = apart_only_by_own_cards(pos, me)
+        if not pairs:
+            continue
+        values = solver._accel.Searcher(pos.trump, pos.rev).lead_values(
+            pos.avail[me], pos.avail[1 - me], pos.live, pos.remaining, pos.tricks)
+        reference = solver._lead_values(pos, solver.make_search(pos.trump, pos.rev, {}))
+        assert values == reference, (seed, pairs)
+        assert all(values[a] == values[b] for a, b in pairs)
+        found += 1
+        if found == 20:
+            break
+    assert found == 20
+
+
 @needs_c
 def test_the_c_search_counts_its_nodes():
     game = random_position(11, 8, False)
