@@ -449,6 +449,16 @@ static inline int wk_player_over(PyObject *player, PyObject *flag, long long *p,
     *over = PyObject_IsTrue(flag);
     return *over < 0 ? -1 : 0;
 }
+
+/* One game's fields for wk_encode_one (_scalar_hand.c): read from a Game's slots or from
+ * any object's attributes (_speedups.c's encode); legal only where the player observed is
+ * to act and the episode is not over, deck the variant's cards. */
+typedef struct {
+    uint64_t hand[2], upbits[2], covered[2], played[2], won[2], legal, deck;
+    int64_t discard[2], trick_points[2], scores[2], phase, current, trump, dealer, chooser,
+        leader, lead, lead_pile, level, cracker, hand_no, num_hands, ntricks;
+} wk_one;
+PyObject *wk_encode_one(wk_one *g, long long p, int over);
 #endif
 
 #endif

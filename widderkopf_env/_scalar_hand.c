@@ -118,86 +118,34 @@ PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-/* game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8):
- * _speedups.encode for a Game, its fields read from the slots and written by _core.h's
- * wk_encode (a one-game batch); any other object goes to _speedups.encode */
-PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || wk_game_type == NULL || !PyObject_TypeCheck(args[0], wk_game_type)
-        || wk_get_layout() == NULL)
-        return wk_encode_by_attrs(self, args, nargs);
-    PyObject *game = args[0];
-    long long p, legal_cached;
-    int over;
-    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
-    /* game as a batch of one */
-    uint64_t hand[2], upbits[2], covered[2], played[2], won[2], legal = 0, deck;
-    int64_t discard[2], trick_points[2], scores[2], phase, current, trump, dealer, chooser,
-        leader, lead, lead_pile, level, cracker, hand_no, num_hands, ntricks, hlen = 0,
-        up[10], down[10];
-    long long v;
-    struct { int slot; int64_t *out; } longs[] = {
-        {S_PHASE, &phase}, {S_TRUMP, &trump}, {S_DEALER, &dealer}, {S_CHOOSER, &chooser},
-        {S_LEADER, &leader}, {S_LEAD, &lead}, {S_LEAD_PILE, &lead_pile}, {S_LEVEL, &level},
-        {S_CRACKER, &cracker}, {S_HAND_NO, &hand_no}, {S_NUM_HANDS, &num_hands}};
-    for (size_t k = 0; k < sizeof(longs) / sizeof(longs[0]); k++) {
-        if (get_long(game, longs[k].slot, &v)) return NULL;
-        *longs[k].out = v;
-    }
-    PyObject *cur = SLOT(game, S_CURRENT);
-    if (cur == NULL) return wk_encode_by_attrs(self, args, nargs);
-    current = -1;
-    if (cur != Py_None && (current = PyLong_AsLongLong(cur)) == -1 && PyErr_Occurred())
+/* The observation of one game from its fields (a Game's slots here, any object's
+ * attributes in _speedups.c): the state checked, then written by _core.h's wk_encode on a
+ * one-game batch; (obs bytearray of float32, mask bytearray of int8) */
+PyObject *wk_encode_one(wk_one *g, long long p, int over) {
+    const wk_layout *L = wk_get_layout();
+    if (L == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
         return NULL;
-    struct { int slot; uint64_t *out; } sets[] = {
-        {S_HAND, hand}, {S_UPBITS, upbits}, {S_COVERED, covered}, {S_PLAYED, played},
-        {S_WON, won}};
-    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-        PyObject *list = get_list(game, sets[k].slot, 2);
-        if (list == NULL || item_u64(list, 0, &sets[k].out[0])
-            || item_u64(list, 1, &sets[k].out[1]))
-            return NULL;
     }
-    struct { int slot; int64_t *out; } pairs[] = {
-        {S_DISCARD, discard}, {S_TRICK_POINTS, trick_points}, {S_SCORES, scores}};
-    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
-        PyObject *list = get_list(game, pairs[k].slot, 2);
-        long long a, b;
-        if (list == NULL || item_long(list, 0, &a) || item_long(list, 1, &b)) return NULL;
-        pairs[k].out[0] = a;
-        pairs[k].out[1] = b;
-    }
-    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
-    if (tricks == NULL || !PyList_Check(tricks) || variant == NULL
-        || (deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL)
-        return wk_encode_by_attrs(self, args, nargs);
-    deck = PyLong_AsUnsignedLongLong(deck_obj);
-    Py_DECREF(deck_obj);
-    if (deck == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    ntricks = PyList_GET_SIZE(tricks);
-    if (current == p && !over) {
-        if (get_long(game, S_LEGAL, &legal_cached)) return NULL;
-        if (legal_cached >= 0) legal = (uint64_t)legal_cached;
-        else if (wk_game_legal_of(game, &legal) || set_long(game, S_LEGAL, (long long)legal))
-            return NULL;
-    }
+    int64_t up[10], down[10], hlen = 0;
     for (int k = 0; k < 10; k++) up[k] = down[k] = -1;  /* not read by the encoder */
     wk_batch b;
     memset(&b, 0, sizeof(b));
     b.n = 1;
-    b.hand = hand; b.upbits = upbits; b.covered = covered; b.played = played; b.won = won;
-    b.discard = discard; b.trick_points = trick_points; b.scores = scores;
-    b.phase = &phase; b.current = &current; b.trump = &trump; b.dealer = &dealer;
-    b.chooser = &chooser; b.leader = &leader; b.lead = &lead; b.lead_pile = &lead_pile;
-    b.level = &level; b.cracker = &cracker; b.hand_no = &hand_no; b.num_hands = &num_hands;
-    b.ntricks = &ntricks; b.legal = &legal; b.hlen = &hlen; b.up = up; b.down = down;
-    b.ntricks_per_hand = ntricks + 1;
-    b.deck = deck;
-    for (int t = 0; t < 4; t++) b.trump_mask[t] = wk_get_rules()->trump_mask[t] & deck;
+    b.hand = g->hand; b.upbits = g->upbits; b.covered = g->covered; b.played = g->played;
+    b.won = g->won; b.discard = g->discard; b.trick_points = g->trick_points;
+    b.scores = g->scores; b.phase = &g->phase; b.current = &g->current; b.trump = &g->trump;
+    b.dealer = &g->dealer; b.chooser = &g->chooser; b.leader = &g->leader; b.lead = &g->lead;
+    b.lead_pile = &g->lead_pile; b.level = &g->level; b.cracker = &g->cracker;
+    b.hand_no = &g->hand_no; b.num_hands = &g->num_hands; b.ntricks = &g->ntricks;
+    b.legal = &g->legal; b.hlen = &hlen; b.up = up; b.down = down;
+    b.ntricks_per_hand = g->ntricks + 1;
+    b.deck = g->deck;
+    for (int t = 0; t < 4; t++) b.trump_mask[t] = wk_get_rules()->trump_mask[t] & g->deck;
     if (!wk_state_ok(&b, 0)) {
         PyErr_SetString(PyExc_ValueError, "game state out of range");
         return NULL;
     }
-    const wk_layout *L = wk_get_layout();
     PyObject *obs = PyByteArray_FromStringAndSize(NULL, L->size * (Py_ssize_t)sizeof(float));
     if (obs == NULL) return NULL;
     PyObject *mask = PyByteArray_FromStringAndSize(NULL, WK_ACTIONS);
@@ -211,4 +159,66 @@ PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_DECREF(obs);
     Py_DECREF(mask);
     return result;
+}
+
+/* game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8):
+ * _speedups.encode for a Game, its fields read from the slots; any other object goes to
+ * _speedups.encode */
+PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || wk_game_type == NULL || !PyObject_TypeCheck(args[0], wk_game_type)
+        || wk_get_layout() == NULL)
+        return wk_encode_by_attrs(self, args, nargs);
+    PyObject *game = args[0];
+    long long p, legal_cached, v;
+    int over;
+    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
+    wk_one g;
+    memset(&g, 0, sizeof(g));
+    struct { int slot; int64_t *out; } longs[] = {
+        {S_PHASE, &g.phase}, {S_TRUMP, &g.trump}, {S_DEALER, &g.dealer},
+        {S_CHOOSER, &g.chooser}, {S_LEADER, &g.leader}, {S_LEAD, &g.lead},
+        {S_LEAD_PILE, &g.lead_pile}, {S_LEVEL, &g.level}, {S_CRACKER, &g.cracker},
+        {S_HAND_NO, &g.hand_no}, {S_NUM_HANDS, &g.num_hands}};
+    for (size_t k = 0; k < sizeof(longs) / sizeof(longs[0]); k++) {
+        if (get_long(game, longs[k].slot, &v)) return NULL;
+        *longs[k].out = v;
+    }
+    PyObject *cur = SLOT(game, S_CURRENT);
+    if (cur == NULL) return wk_encode_by_attrs(self, args, nargs);
+    g.current = -1;
+    if (cur != Py_None && (g.current = PyLong_AsLongLong(cur)) == -1 && PyErr_Occurred())
+        return NULL;
+    struct { int slot; uint64_t *out; } sets[] = {
+        {S_HAND, g.hand}, {S_UPBITS, g.upbits}, {S_COVERED, g.covered},
+        {S_PLAYED, g.played}, {S_WON, g.won}};
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+        PyObject *list = get_list(game, sets[k].slot, 2);
+        if (list == NULL || item_u64(list, 0, &sets[k].out[0])
+            || item_u64(list, 1, &sets[k].out[1]))
+            return NULL;
+    }
+    struct { int slot; int64_t *out; } pairs[] = {
+        {S_DISCARD, g.discard}, {S_TRICK_POINTS, g.trick_points}, {S_SCORES, g.scores}};
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+        PyObject *list = get_list(game, pairs[k].slot, 2);
+        long long a, b;
+        if (list == NULL || item_long(list, 0, &a) || item_long(list, 1, &b)) return NULL;
+        pairs[k].out[0] = a;
+        pairs[k].out[1] = b;
+    }
+    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
+    if (tricks == NULL || !PyList_Check(tricks) || variant == NULL
+        || (deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL)
+        return wk_encode_by_attrs(self, args, nargs);
+    g.deck = PyLong_AsUnsignedLongLong(deck_obj);
+    Py_DECREF(deck_obj);
+    if (g.deck == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    g.ntricks = PyList_GET_SIZE(tricks);
+    if (g.current == p && !over) {
+        if (get_long(game, S_LEGAL, &legal_cached)) return NULL;
+        if (legal_cached >= 0) g.legal = (uint64_t)legal_cached;
+        else if (wk_game_legal_of(game, &g.legal) || set_long(game, S_LEGAL, (long long)g.legal))
+            return NULL;
+    }
+    return wk_encode_one(&g, p, over);
 }

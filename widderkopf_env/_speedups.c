@@ -2,16 +2,18 @@
  *
  * encode(game, player, over) -> (obs, mask): obs a bytearray of OBS_SIZE float32 (native
  * byte order), mask a bytearray of NUM_ACTIONS int8; game_encoder.py wraps them as numpy
- * arrays. It computes exactly what game_encoder._encode_py computes, from the same game
- * fields: the player's own hand and discard, the opponent's hand size and whether they
- * discarded, public fields. tests/core/test_encoders_agree.py compares it with the
- * reference encoder (observation.encode_view) at every position of many games, and
- * tests/core/test_observation_hash.py pins its output.
+ * arrays. It reads the fields of any object with a Game's attributes and writes them with
+ * _core.h's wk_encode, the one encoder of the core (through _scalar_hand.c's
+ * wk_encode_one, which game_encode, the encoder of a Game's slots, shares).
+ * tests/core/test_encoders_agree.py compares both with the reference encoder
+ * (observation.encode_view) at every position of many games, and
+ * tests/core/test_observation_hash.py pins the output.
  *
- * The layout is not written here: this file names the pieces it writes (PIECE_LIST) and
- * game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
+ * The layout is not written here: this file names the pieces of the layout (PIECE_LIST)
+ * and game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
  * configure() at import, which checks that the table has exactly these pieces with these
- * sizes and refuses (leaving the module unusable) otherwise.
+ * sizes and refuses (leaving the module unusable) otherwise, then hands the offsets and
+ * scales to the core (wk_set_layout).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -52,7 +54,6 @@ static const Py_ssize_t piece_size[N_LAYOUT] = { PIECE_LIST(AS_SIZE) };
 
 static Py_ssize_t layout[N_LAYOUT];  /* each piece's offset, set by configure() */
 static Py_ssize_t obs_size = -1, num_actions = -1;
-static uint64_t trump_cards[4];
 
 /* interned attribute names */
 static PyObject *s_hand, *s_upbits, *s_covered, *s_discard, *s_played, *s_won, *s_current,
@@ -71,7 +72,7 @@ static int get_long(PyObject *obj, PyObject *name, long *out) {
 }
 
 /* obj.name[0] and obj.name[1] as signed ints (card sets are < 2**36, ids >= -1) */
-static int get_pair(PyObject *obj, PyObject *name, long long out[2]) {
+static int get_pair(PyObject *obj, PyObject *name, int64_t out[2]) {
     PyObject *seq = PyObject_GetAttr(obj, name);
     if (seq == NULL) return -1;
     for (Py_ssize_t i = 0; i < 2; i++) {
@@ -85,17 +86,7 @@ static int get_pair(PyObject *obj, PyObject *name, long long out[2]) {
     return 0;
 }
 
-/* ---- writing ----------------------------------------------------------------------------- */
-
-static inline int popcount36(uint64_t x) {
-    int n = 0;
-    for (; x; x &= x - 1) n++;
-    return n;
-}
-
-static inline void put_bits(float *o, Py_ssize_t at, uint64_t bits, int n) {
-    for (int i = 0; i < n; i++) o[at + i] = (float)((bits >> i) & 1);
-}
+/* ---- encoding ---------------------------------------------------------------------------- */
 
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
@@ -103,8 +94,9 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return wk_encode_by_attrs(self, args, nargs);
 }
 
-/* encode() for any object with Game's attributes (_scalar.c's game_encode reads a Game's
- * slots directly and comes here for anything else) */
+/* encode() for any object with Game's attributes (_scalar_hand.c's game_encode reads a
+ * Game's slots directly and comes here for anything else): its fields into a wk_one,
+ * written by wk_encode_one as for a Game (every card counts as in the deck) */
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) {
@@ -116,123 +108,53 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     PyObject *game = args[0];
-    long long pl;
+    long long p;
     int over;
-    if (wk_player_over(args[1], args[2], &pl, &over)) return NULL;
-    long p = (long)pl, o = 1 - p;
-
-    long long hand[2], up[2], cov[2], disc[2], played[2], won[2], tp[2], scores[2];
-    long phase, trump, cracker, level, dealer, chooser, leader, lead, lead_pile, num_hands,
-        hand_no, current = -1;
+    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
+    wk_one g;
+    memset(&g, 0, sizeof(g));
+    int64_t hand[2], up[2], cov[2], played[2], won[2];
+    long v[11];
     if (get_pair(game, s_hand, hand) || get_pair(game, s_upbits, up)
-        || get_pair(game, s_covered, cov) || get_pair(game, s_discard, disc)
-        || get_pair(game, s_played, played) || get_pair(game, s_won, won)
-        || get_pair(game, s_trick_points, tp) || get_pair(game, s_scores, scores)
-        || get_long(game, s_phase, &phase) || get_long(game, s_trump, &trump)
-        || get_long(game, s_cracker, &cracker) || get_long(game, s_level, &level)
-        || get_long(game, s_dealer, &dealer) || get_long(game, s_chooser, &chooser)
-        || get_long(game, s_leader, &leader) || get_long(game, s_lead, &lead)
-        || get_long(game, s_lead_pile, &lead_pile) || get_long(game, s_num_hands, &num_hands)
-        || get_long(game, s_hand_no, &hand_no))
+        || get_pair(game, s_covered, cov) || get_pair(game, s_played, played)
+        || get_pair(game, s_won, won) || get_pair(game, s_discard, g.discard)
+        || get_pair(game, s_trick_points, g.trick_points) || get_pair(game, s_scores, g.scores)
+        || get_long(game, s_phase, &v[0]) || get_long(game, s_trump, &v[1])
+        || get_long(game, s_cracker, &v[2]) || get_long(game, s_level, &v[3])
+        || get_long(game, s_dealer, &v[4]) || get_long(game, s_chooser, &v[5])
+        || get_long(game, s_leader, &v[6]) || get_long(game, s_lead, &v[7])
+        || get_long(game, s_lead_pile, &v[8]) || get_long(game, s_num_hands, &v[9])
+        || get_long(game, s_hand_no, &v[10]))
         return NULL;
-    if (phase < 0 || phase > 4 || trump < -1 || trump > 3 || level < 0 || level > 4
-        || lead < -1 || lead > 35 || disc[p] < -1 || disc[p] > 35) {
-        PyErr_SetString(PyExc_ValueError, "game state out of range");
-        return NULL;
+    for (int q = 0; q < 2; q++) {
+        g.hand[q] = (uint64_t)hand[q];
+        g.upbits[q] = (uint64_t)up[q];
+        g.covered[q] = (uint64_t)cov[q];
+        g.played[q] = (uint64_t)played[q];
+        g.won[q] = (uint64_t)won[q];
     }
+    g.phase = v[0]; g.trump = v[1]; g.cracker = v[2]; g.level = v[3]; g.dealer = v[4];
+    g.chooser = v[5]; g.leader = v[6]; g.lead = v[7]; g.lead_pile = v[8];
+    g.num_hands = v[9]; g.hand_no = v[10];
+    g.deck = ALL36;
     PyObject *cur = PyObject_GetAttr(game, s_current);
     if (cur == NULL) return NULL;
-    if (cur != Py_None) current = PyLong_AsLong(cur);
+    g.current = cur == Py_None ? -1 : PyLong_AsLongLong(cur);
     Py_DECREF(cur);
-    if (current == -1 && PyErr_Occurred()) return NULL;
+    if (g.current == -1 && PyErr_Occurred()) return NULL;
     PyObject *tricks = PyObject_GetAttr(game, s_tricks);
     if (tricks == NULL) return NULL;
-    Py_ssize_t n_tricks = PyObject_Length(tricks);
+    g.ntricks = PyObject_Length(tricks);
     Py_DECREF(tricks);
-    if (n_tricks < 0) return NULL;
-
-    uint64_t legal = 0;
-    if (current == p && !over) {
+    if (g.ntricks < 0) return NULL;
+    if (g.current == p && !over) {
         PyObject *m = PyObject_GetAttr(game, s_legal_mask);
         if (m == NULL) return NULL;
-        legal = PyLong_AsUnsignedLongLong(m);
+        g.legal = PyLong_AsUnsignedLongLong(m);
         Py_DECREF(m);
-        if (legal == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+        if (g.legal == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     }
-    uint64_t my_hand = (uint64_t)hand[p], my_up = (uint64_t)up[p], opp_up = (uint64_t)up[o];
-    uint64_t my_cov = (uint64_t)cov[p], opp_cov = (uint64_t)cov[o];
-    uint64_t my_played = (uint64_t)played[p], opp_played = (uint64_t)played[o];
-    uint64_t seen = my_hand | my_up | opp_up | my_played | opp_played;
-    if (disc[p] >= 0) seen |= UINT64_C(1) << disc[p];
-    int my_pending = lead_pile >= 0 && lead_pile / 5 == p;
-    int opp_pending = lead_pile >= 0 && !my_pending;
-    int may_me = 0, may_opp = 0;
-    if (!(my_played && opp_played) && phase != 4) {  /* Game.escalation_rights (R11) */
-        long turn = level % 2 == 0 ? cracker : 1 - cracker;
-        may_me = level < 4 && !my_played && (level == 0 || p == turn);
-        may_opp = level < 4 && !opp_played && (level == 0 || o == turn);
-    }
-
-    PyObject *obs_buf = PyByteArray_FromStringAndSize(NULL, obs_size * (Py_ssize_t)sizeof(float));
-    if (obs_buf == NULL) return NULL;
-    PyObject *mask_buf = PyByteArray_FromStringAndSize(NULL, num_actions);
-    if (mask_buf == NULL) { Py_DECREF(obs_buf); return NULL; }
-    float *out = (float *)PyByteArray_AS_STRING(obs_buf);
-    memset(out, 0, obs_size * sizeof(float));
-
-    put_bits(out, layout[HAND], my_hand, 36);
-    put_bits(out, layout[MY_UP], my_up, 36);
-    put_bits(out, layout[MY_COVERED], my_cov, 36);
-    put_bits(out, layout[OPP_UP], opp_up, 36);
-    put_bits(out, layout[OPP_COVERED], opp_cov, 36);
-    if (disc[p] >= 0) out[layout[MY_DISCARD] + disc[p]] = 1.0f;
-    if (lead >= 0) out[layout[LEAD] + lead] = 1.0f;
-    put_bits(out, layout[MY_PLAYED], my_played, 36);
-    put_bits(out, layout[OPP_PLAYED], opp_played, 36);
-    put_bits(out, layout[MY_WON], (uint64_t)won[p], 36);
-    put_bits(out, layout[OPP_WON], (uint64_t)won[o], 36);
-    put_bits(out, layout[UNSEEN], ALL36 ^ seen, 36);
-    if (trump >= 0) put_bits(out, layout[TRUMPS], trump_cards[trump], 36);
-    put_bits(out, layout[LEGAL_CARDS], legal & ALL36, 36);
-    out[layout[PENDING]] = (float)my_pending;
-    out[layout[PENDING] + 1] = (float)opp_pending;
-    out[layout[PHASE] + phase] = 1.0f;
-    out[layout[MY_TURN]] = (float)(current == p);
-    out[layout[TRUMP_SUIT] + (trump >= 0 ? trump : 4)] = 1.0f;
-    out[layout[CRACK_LEVEL] + level] = 1.0f;
-    out[layout[MAY_ESCALATE]] = (float)may_me;
-    out[layout[MAY_ESCALATE] + 1] = (float)may_opp;
-    out[layout[CRACKER]] = (float)(cracker == p);
-    out[layout[CRACKER] + 1] = (float)(cracker == o);
-    out[layout[ROLES]] = (float)(dealer == p);
-    out[layout[ROLES] + 1] = (float)(chooser == p);
-    out[layout[ROLES] + 2] = (float)(leader == p);
-    out[layout[OPP_DISCARDED]] = (float)(disc[o] >= 0);
-    long left = num_hands - hand_no;
-    out[layout[TIEBREAK]] = (float)(left <= 0 && phase != 4);
-    /* the scaled entries: the same float32 values as game_encoder._encode_py writes */
-    out[layout[TRICK_POINTS]] = (float)(tp[p] / 121.0);
-    out[layout[TRICK_POINTS] + 1] = (float)(tp[o] / 121.0);
-    out[layout[TRICKS_DONE]] = (float)(n_tricks / 17.0);
-    out[layout[OPP_HAND_SIZE]] = (float)(popcount36((uint64_t)hand[o]) / 8.0);
-    out[layout[FACE_DOWN]] = (float)((popcount36(my_cov) + my_pending) / 5.0);
-    out[layout[FACE_DOWN] + 1] = (float)((popcount36(opp_cov) + opp_pending) / 5.0);
-    out[layout[MATCH_SCORES]] = (float)(scores[p] / (scores[p] + 8.0));
-    out[layout[MATCH_SCORES] + 1] = (float)(scores[o] / (scores[o] + 8.0));
-    double hl;
-    if (phase == 4) hl = 0.0;
-    else if (left < 1) hl = 1.0 / 8.0;
-    else hl = (left > 8 ? 8 : left) / 8.0;
-    out[layout[HANDS_LEFT]] = (float)hl;
-
-    char *mask = PyByteArray_AS_STRING(mask_buf);
-    for (Py_ssize_t a = 0; a < num_actions; a++) mask[a] = (char)((legal >> a) & 1);
-
-    PyObject *result = PyTuple_New(2);
-    if (result == NULL) { Py_DECREF(obs_buf); Py_DECREF(mask_buf); return NULL; }
-    PyTuple_SET_ITEM(result, 0, obs_buf);
-    PyTuple_SET_ITEM(result, 1, mask_buf);
-    return result;
+    return wk_encode_one(&g, p, over);
 }
 
 /* configure(table, obs_size, num_actions, trump_cards): table is observation.OFFSETS,
@@ -268,9 +190,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     for (Py_ssize_t t = 0; t < 4; t++) {
         PyObject *v = PySequence_GetItem(trumps, t);
         if (v == NULL) return NULL;
-        trump_cards[t] = PyLong_AsUnsignedLongLong(v);
+        uint64_t cards = PyLong_AsUnsignedLongLong(v);  /* checked; the core's are used */
         Py_DECREF(v);
-        if (PyErr_Occurred()) return NULL;
+        if (cards == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     }
     if (wk_set_layout(layout, size, scales) < 0) return NULL;
     num_actions = actions;

@@ -75,9 +75,17 @@ def _batched(games, vg, rows, over):
     return out
 
 
+def _by_attributes(game, p, over):
+    """``_speedups.encode``: the C encoder of any object with a Game's attributes (here a
+    Game, read by attribute instead of by slot)."""
+    obs, mask = game_encoder.CORE.encode(game, p, over)
+    return np.frombuffer(obs, np.float32), np.frombuffer(mask, np.int8)
+
+
 ENCODERS = {
     "python": _scalar(game_encoder._encode_py),
     "c": pytest.param(_scalar(lambda *a: game_encoder._encode_c(*a)), marks=needs_speedups),
+    "c_by_attributes": pytest.param(_scalar(_by_attributes), marks=needs_speedups),
     "batched": _batched,
 }
 
