@@ -50,8 +50,7 @@ static void check_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     check_ctx *j = (check_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++) {
         int64_t i = j->ix ? j->ix[r] : r, a = j->acts[r];
-        j->bad[r] = (uint8_t)(a < 0 || a >= WK_ACTIONS || !wk_state_ok(j->b, i)
-                              || !wk_is_legal(j->b, i, a));
+        j->bad[r] = (uint8_t)(!wk_state_ok(j->b, i) || !wk_is_legal(j->b, i, a));
     }
 }
 

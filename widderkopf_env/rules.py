@@ -229,8 +229,6 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
-        if _core_actions is not None:
-            return _core_actions(self)
         m = self.legal_mask
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
 
@@ -299,12 +297,10 @@ class Game:
 
         Raises :class:`IllegalActionError` (a ``ValueError``) naming the action, the phase
         and the legal actions if the action is not legal now; the game is then unchanged.
-        An int action is applied in C where the compiled core is loaded (``_scalar.c``),
-        with the effect and errors of :meth:`_apply_py`, the Python definition.
+        Where the compiled core is loaded, the class holds the core's method instead
+        (``_scalar.c``: an int action in C, with the effect and errors of :meth:`_apply_py`,
+        the Python definition).
         """
-        if _core_apply is not None and type(action) is int:
-            _core_apply(self, action)
-            return
         self._apply_py(action)
 
     def _apply_py(self, action) -> None:
