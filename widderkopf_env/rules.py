@@ -488,8 +488,7 @@ class Game:
 # The compiled core's apply and legal set for Game (None: Game runs in Python).
 _core = load_accelerator("widderkopf_env._speedups", lambda m: (
     m.configure_rules(*core_tables()), m.configure_game(Game)), replaces="Game.apply")
-_core_apply, _core_legal, _core_actions, _core_start = (
-    (_core.game_apply, _core.game_legal, _core.game_legal_actions, _core.game_start_hand)
-    if _core else (None,) * 4)
+_core_apply, _core_legal, _core_start = (
+    (_core.game_apply, _core.game_legal, _core.game_start_hand) if _core else (None,) * 3)
 if _core is not None:  # the hot methods as the core's own descriptors: no Python frame per call
     Game.apply, Game.legal_actions, Game.is_over = _core.game_methods()
