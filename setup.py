@@ -24,7 +24,7 @@ setup(
                      "widderkopf_env/_bind.c", "widderkopf_env/_scalar.c",
                      "widderkopf_env/_scalar_hand.c", "widderkopf_env/_deal.c"],
             depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h",
-                     "widderkopf_env/_slots.h"],
+                     "widderkopf_env/_slots.h", "widderkopf_env/_draw.h"],
             optional=True,
         ),
         Extension(

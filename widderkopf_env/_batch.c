@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "_batch.h"
+#include "_draw.h"
 
 /* the encoder's layout given (else RuntimeError), and this file's copy of _core.h's
  * byte tables filled (under the GIL, before the first encode) */
@@ -312,86 +313,191 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* a step in two passes over the slice (the games' arrays are streamed once per pass):
- * every game takes its move (need[r] = 1: its next hand must be dealt; mover[r]: who
- * moved), then its row is written for the player to act, or, where the move ended the
- * match, for the mover, as over; the rows of games to deal are left to the caller */
-static void step_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
-    job_ctx *j = (job_ctx *)c;
+/* what vec_play is given besides the game: the self-play env's buffers, its reward ledger
+ * (vector/ledger.py) and its deal source's generator (vector/deals.py) */
+typedef struct {
+    wk_batch *b;
+    const int64_t *actions, *cards;
+    float *obs32, *final32;
+    uint8_t *obs8, *final8, *terminated, *hand_over, *need;
+    const uint8_t *seeded;
+    int8_t *mask;
+    double *reward, *rewards;
+    int64_t *mover, *hands, *shaped;
+    uint64_t *draws, key;
+    int shaping, m, hand_size, piles;
+    int64_t num_hands, width;
+} play_ctx;
+
+static void encode_row(const play_ctx *j, int64_t r, int64_t p, int over, int final) {
+    int64_t at = r * j->width;
+    wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, r, p, over,
+              j->obs32 ? (final ? j->final32 : j->obs32) + at : NULL,
+              j->obs8 ? (final ? j->final8 : j->obs8) + at : NULL,
+              final ? NULL : j->mask + r * WK_ACTIONS);
+}
+
+/* VecRewardLedger.settle for game r: player_0's reward for the move just made */
+static double settle(const play_ctx *j, int64_t r) {
+    const wk_batch *b = j->b;
+    int ended = b->res_count[r] != j->hands[r];
+    j->hands[r] = b->res_count[r];
+    int64_t value = b->res_value[r];
+    double x = ended ? (double)(b->res_winner[r] == 0 ? value : -value) : 0.0;
+    if (!j->shaping) return x;
+    double total = (double)b->total;
+    int64_t diff = b->trick_points[2 * r] - b->trick_points[2 * r + 1];
+    if (ended)
+        x += (double)(b->res_card_points[2 * r] - b->res_card_points[2 * r + 1] - j->shaped[r])
+             / total;
+    else
+        x = (double)(diff - j->shaped[r]) / total;
+    j->shaped[r] = ended ? 0 : diff;
+    return x;
+}
+
+/* games [start, stop): the moves, rewards and deals (need[r] = 1: a seeded match's next
+ * hand, left to the caller; its row is not written) */
+static void play_range(const play_ctx *j, Py_ssize_t start, Py_ssize_t stop) {
     wk_batch *b = j->b;
-    uint8_t *mover = j->need + b->n;
     for (Py_ssize_t r = start; r < stop; r++) {
-        mover[r] = (uint8_t)b->current[r];
-        j->need[r] = (uint8_t)wk_apply(&wk_batch_rules, b, r, j->actions[r]);
-    }
-    for (Py_ssize_t r = start; r < stop; r++) {
-        if (j->need[r]) continue;
-        int over = b->phase[r] == WK_OVER;
-        wk_encode(&wk_batch_rules, &wk_obs_layout, b, r, over ? mover[r] : b->current[r],
-                  over, j->obs32 ? j->obs32 + r * j->width : NULL,
-                  j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
+        int64_t mover = b->current[r], counted = b->res_count[r];
+        int need = wk_apply(&wk_batch_rules, b, r, j->actions[r]);
+        double x = settle(j, r);
+        j->mover[r] = mover;
+        j->rewards[2 * r] = x;
+        j->rewards[2 * r + 1] = -x;
+        j->reward[r] = mover == 0 ? x : -x;
+        j->hand_over[r] = b->res_count[r] != counted;
+        j->terminated[r] = b->phase[r] == WK_OVER;
+        j->need[r] = 0;
+        if (need && j->seeded[r]) {  /* a seeded match's next hand: Python deals it */
+            j->need[r] = 1;
+            continue;
+        }
+        if (need || j->terminated[r]) {
+            uint64_t hand[2];
+            int64_t up[10], down[10];
+            uint64_t start_at = wk_deal_start(j->key, r, j->draws[r]);
+            wk_shuffle_deal(start_at, j->cards, j->m, j->hand_size, j->piles, hand, up,
+                            down);
+            j->draws[r] += 1;
+            if (j->terminated[r]) {  /* the ended match's last row, then a new match */
+                encode_row(j, r, mover, 1, 1);
+                j->hands[r] = j->shaped[r] = 0;
+                wk_new_match(&wk_batch_rules, b, r, (int64_t)(wk_mix(start_at) >> 63),
+                             j->num_hands, hand, up, down);
+            } else {
+                wk_start_hand(&wk_batch_rules, b, r, hand[0], hand[1], up, down);
+            }
+        }
     }
 }
 
-/* step(game, actions, need_out, obs_out, mask_out, num_threads) -> k: apply's move in
- * every game (n legal int64 actions, checked first: an illegal one raises ValueError and
- * changes nothing) and, in the same pass, encode's row of every game: for the player to
- * act, or for the mover (as over) where the match ended. need_out[:k] are the games whose
- * next hand must now be dealt, in order; their rows are not written. */
-static PyObject *vec_step(PyObject *self, PyObject *args) {
+/* the slice in blocks of PLAY_BLOCK games: the block's moves, then its rows (the block's
+ * state is still in cache) */
+#define PLAY_BLOCK 64
+static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+    const play_ctx *j = (const play_ctx *)c;
+    for (Py_ssize_t s = start; s < stop; s += PLAY_BLOCK) {
+        Py_ssize_t t = s + PLAY_BLOCK < stop ? s + PLAY_BLOCK : stop;
+        play_range(j, s, t);
+        for (Py_ssize_t r = s; r < t; r++)
+            if (!j->need[r]) encode_row(j, r, j->b->current[r], 0, 0);
+    }
+}
+
+static const char *const play_names[] = {
+    "obs_out", "mask_out", "final_out", "reward_out", "rewards_out", "terminated_out",
+    "hand_over_out", "mover_out", "need_out", "seeded", "hands", "shaped", "draws", "cards"};
+
+/* play(game, actions, obs_out, mask_out, final_out, reward_out, rewards_out, terminated_out,
+ * hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards, key, shaping,
+ * hand_size, piles, num_hands, num_threads) -> k, or -1 (nothing changed) when an action is
+ * not legal or a game's arrays are out of range (the caller's numpy path then says which).
+ * The self-play vector env's step (vector/env.py's _step_self; its numpy reference is
+ * _step): every game's move, the mover's reward settled on the ledger (hands, shaped:
+ * VecRewardLedger's arrays), every row written for the player to act; a game whose match
+ * ended gets its last row (the mover's, as over) in final_out and a new match of num_hands
+ * hands, a game whose hand ended the next hand, both dealt from the generator (key; draws:
+ * the deal counters; cards: the variant's). A game of a seeded match (seeded) whose hand
+ * ended is left to the caller: need_out[:k] lists those, their rows not written. */
+static PyObject *vec_play(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *game, *act_obj, *need_obj, *obs_obj, *mask_obj;
+    PyObject *game, *act_obj, *o[14];
+    unsigned long long key;
+    int shaping, hand_size, piles;
+    long long num_hands;
     long threads;
-    if (!PyArg_ParseTuple(args, "OOOOOl", &game, &act_obj, &need_obj, &obs_obj, &mask_obj,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOKpiiLl", &game, &act_obj, &o[0], &o[1], &o[2],
+                          &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
+                          &o[12], &o[13], &key, &shaping, &hand_size, &piles, &num_hands,
                           &threads) || wk_check_threads(threads))
         return NULL;
     if (encoder_unready()) return NULL;
     bound_batch bb;
     if (wk_bind(game, &bb)) return NULL;
-    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0;
-    Py_buffer av, nv, xv, mv;
-    int is_f32, err = wk_get_array(act_obj, "actions", K_I64, n, 0, &av);
-    if (!err && (err = wk_get_array(need_obj, "need_out", K_I64, n, 1, &nv)) != 0)
-        PyBuffer_Release(&av);
-    if (!err && (err = get_obs(obs_obj, n, &xv, &is_f32)) != 0) {
-        PyBuffer_Release(&nv);
-        PyBuffer_Release(&av);
+    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0, cards = PyObject_Length(o[13]);
+    static const int kinds[] = {-1, K_I8, -1, K_F64, K_F64, K_BOOL, K_BOOL, K_I64, K_I64,
+                                K_BOOL, K_I64, K_I64, K_U64, K_I64};
+    const Py_ssize_t per[] = {0, WK_ACTIONS, 0, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+    Py_buffer v[15];
+    int got = 0, is_f32 = 0, final_f32 = 0, err = cards < 2 || cards > WK_CARDS || hand_size < 1
+        || piles < 0 || piles > WK_PILES || 2 * (hand_size + 2 * piles) != cards || num_hands < 1;
+    if (err) PyErr_SetString(PyExc_ValueError, "play: the variant's deal is out of range");
+    if (!err) err = wk_get_array(act_obj, "actions", K_I64, n, 0, &v[got]) || (got++, 0);
+    for (int a = 0; !err && a < 14; a++) {
+        if (a == 0 || a == 2) err = get_obs(o[a], n, &v[got], a == 0 ? &is_f32 : &final_f32);
+        else err = wk_get_array(o[a], play_names[a], kinds[a], a == 13 ? cards : n * per[a],
+                                a != 9 && a != 13, &v[got]);
+        if (!err) got++;
     }
-    if (!err && (err = wk_get_array(mask_obj, "mask_out", K_I8, n * WK_ACTIONS, 1, &mv)) != 0) {
-        PyBuffer_Release(&xv);
-        PyBuffer_Release(&nv);
-        PyBuffer_Release(&av);
+    if (!err && is_f32 != final_f32) {
+        PyErr_SetString(PyExc_ValueError, "obs_out and final_out must have one dtype");
+        err = 1;
     }
-    if (err) {
-        wk_unbind(&bb);
-        return NULL;
+    const int64_t *acts = err ? NULL : (const int64_t *)v[0].buf;
+    for (Py_ssize_t r = 0; !err && r < (Py_ssize_t)cards; r++) {
+        int64_t card = ((const int64_t *)v[14].buf)[r];
+        if (card < 0 || card >= WK_CARDS) {
+            PyErr_SetString(PyExc_ValueError, "play: cards must be card ids 0..35");
+            err = 1;
+        }
     }
-    const int64_t *acts = (const int64_t *)av.buf;
-    uint8_t *need = NULL;
-    if ((need = (uint8_t *)PyMem_Malloc(2 * n + 1)) == NULL) {  /* need, mover */
+    uint8_t *scratch = err ? NULL : (uint8_t *)PyMem_Malloc(n + 1);
+    if (!err && scratch == NULL) {
         PyErr_NoMemory();
         err = 1;
     }
-    if (!err) err = check_moves(&bb.b, NULL, acts, n, (int)threads, need);
+    int illegal = 0;
     if (!err) {
-        job_ctx j = {&bb.b, NULL, acts, NULL, NULL, need,
-                     is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,
-                     (int8_t *)mv.buf, wk_obs_layout.size};
+        check_ctx cc = {&bb.b, NULL, acts, scratch};
         Py_BEGIN_ALLOW_THREADS
-        wk_parallel_for((int)threads, n, step_slice, &j);
+        wk_parallel_for((int)threads, n, check_slice, &cc);
         Py_END_ALLOW_THREADS
-        int64_t *out = (int64_t *)nv.buf;
-        for (Py_ssize_t r = 0; r < n; r++)
-            if (need[r]) out[count++] = r;
+        illegal = memchr(scratch, 1, (size_t)n) != NULL;
     }
-    PyMem_Free(need);
-    PyBuffer_Release(&mv);
-    PyBuffer_Release(&xv);
-    PyBuffer_Release(&nv);
-    PyBuffer_Release(&av);
+    if (!err && !illegal) {
+        play_ctx j = {&bb.b, acts, (const int64_t *)v[14].buf,
+                      is_f32 ? (float *)v[1].buf : NULL, is_f32 ? (float *)v[3].buf : NULL,
+                      is_f32 ? NULL : (uint8_t *)v[1].buf, is_f32 ? NULL : (uint8_t *)v[3].buf,
+                      (uint8_t *)v[6].buf, (uint8_t *)v[7].buf, scratch,
+                      (const uint8_t *)v[10].buf, (int8_t *)v[2].buf, (double *)v[4].buf,
+                      (double *)v[5].buf, (int64_t *)v[8].buf, (int64_t *)v[11].buf,
+                      (int64_t *)v[12].buf, (uint64_t *)v[13].buf, (uint64_t)key, shaping,
+                      (int)cards, hand_size, piles, (int64_t)num_hands, wk_obs_layout.size};
+        Py_BEGIN_ALLOW_THREADS
+        wk_parallel_for((int)threads, n, play_slice, &j);
+        Py_END_ALLOW_THREADS
+        int64_t *out = (int64_t *)v[9].buf;
+        for (Py_ssize_t r = 0; r < n; r++)
+            if (scratch[r]) out[count++] = r;
+    }
+    PyMem_Free(scratch);
+    for (int a = 0; a < got; a++) PyBuffer_Release(&v[a]);
     wk_unbind(&bb);
     if (err) return NULL;
-    return PyLong_FromSsize_t(count);
+    return PyLong_FromSsize_t(illegal ? -1 : count);
 }
 
 PyMethodDef wk_batch_methods[] = {
@@ -403,8 +509,8 @@ PyMethodDef wk_batch_methods[] = {
      "vec_start_hands(game, idx, hand, up, down): new hands from their deals"},
     {"vec_illegal", vec_illegal, METH_VARARGS,
      "vec_illegal(game, idx, actions, out) -> number of illegal actions"},
-    {"vec_step", vec_step, METH_VARARGS,
-     "vec_step(game, actions, need_out, obs_out, mask_out, num_threads) -> games to deal"},
+    {"vec_play", vec_play, METH_VARARGS,
+     "vec_play(game, actions, obs_out, mask_out, final_out, ...) -> games to deal, or -1"},
     {"vec_encode", vec_encode, METH_VARARGS,
      "vec_encode(game, idx, player, over, obs_out, mask_out, num_threads)"},
     {NULL, NULL, 0, NULL},

@@ -9,7 +9,7 @@
 #define WK_N_FIELDS 46  /* the VecGame arrays bound (_bind.c's FIELDS) */
 
 /* the dtypes of the arrays given (numpy's formats) */
-enum { K_U64, K_I64, K_I8, K_BOOL, K_U8, K_F32 };
+enum { K_U64, K_I64, K_I8, K_BOOL, K_U8, K_F32, K_F64 };
 
 /* a VecGame as a wk_batch, with the buffers its pointers come from */
 typedef struct {

@@ -135,12 +135,14 @@ int wk_format_is(const char *fmt, int kind) {
     case K_BOOL: return fmt[0] == '?';
     case K_U8: return fmt[0] == 'B';
     case K_F32: return fmt[0] == 'f';
+    case K_F64: return fmt[0] == 'd';
     }
     return 0;
 }
 
-static const Py_ssize_t item_size[] = {8, 8, 1, 1, 1, 4};
-static const char *const kind_name[] = {"uint64", "int64", "int8", "bool", "uint8", "float32"};
+static const Py_ssize_t item_size[] = {8, 8, 1, 1, 1, 4, 8};
+static const char *const kind_name[] = {"uint64", "int64", "int8", "bool", "uint8", "float32",
+                                        "float64"};
 
 /* a C-contiguous buffer of `count` items of `kind`, or -1 with a ValueError */
 int wk_get_array(PyObject *obj, const char *name, int kind, Py_ssize_t count,

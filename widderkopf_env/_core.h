@@ -169,6 +169,18 @@ static inline void wk_start_hand(const wk_rules *r, wk_batch *b, int64_t i,
     wk_compute_legal(r, b, i);
 }
 
+/* A new match in game i (VecGame.new_matches): no scores, hand 0 from the deal given */
+static inline void wk_new_match(const wk_rules *r, wk_batch *b, int64_t i, int64_t first_dealer,
+                                int64_t num_hands, const uint64_t hand[2], const int64_t *up,
+                                const int64_t *down) {
+    b->first_dealer[i] = first_dealer;
+    b->num_hands[i] = num_hands;
+    for (int p = 0; p < 2; p++) b->scores[2 * i + p] = b->initial_scores[2 * i + p] = 0;
+    b->hand_no[i] = 0;
+    b->res_count[i] = 0;
+    wk_start_hand(r, b, i, hand[0], hand[1], up, down);
+}
+
 static inline void wk_raise_level(wk_batch *b, int64_t i, int64_t player) {
     int64_t level = ++b->level[i];
     if (level == 1) b->cracker[i] = player;
@@ -340,7 +352,7 @@ static inline int wk_is_legal(const wk_batch *b, int64_t i, int64_t a) {
 /* The observation of game i seen by player p, as vector/encode.py's encode writes it:
  * float32 entries (obs32) or the compact uint8 form (obs8: 0/1 entries as 0/1, a scaled
  * number x as round(x * 255), observation.to_compact); the other pointer is NULL.
- * over: the episode ended early (no legal actions shown). mask: 42 int8. */
+ * over: the episode ended early (no legal actions shown). mask: 42 int8 (NULL: none). */
 static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_batch *b,
                              int64_t i, int64_t p, int over, float *obs32, uint8_t *obs8,
                              int8_t *mask) {
@@ -430,6 +442,7 @@ static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_bat
             obs8[j] = j < nbits ? (uint8_t)((words[j / 64] >> (j % 64)) & 1) : 0;
         for (int k = 0; k < 9; k++) obs8[at[k]] = (uint8_t)nearbyint((double)scaled[k] * 255.0);
     }
+    if (mask == NULL) return;
     uint8_t lbytes[8];
     for (int q = 0; q < 8; q++) lbytes[q] = (uint8_t)(legal >> (8 * q));
     for (int q = 0; q < WK_ACTIONS / 8; q++) memcpy(mask + 8 * q, wk_byte_bytes[lbytes[q]], 8);

@@ -21,6 +21,8 @@ from widderkopf_env.cards import ESCALATE, NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS, to_compact
 from widderkopf_env.vector import DealSource, VecGame, encode
 from widderkopf_env.vector.engine import ACCELERATED, OVER
+from widderkopf_env.vector.ledger import VecRewardLedger
+from widderkopf_env.vector.selfplay import FusedStep
 
 pytestmark = pytest.mark.skipif(not ACCELERATED, reason="the compiled core is not built "
                                                         "or is disabled")
@@ -33,7 +35,7 @@ N = 1024
 def pair(variant, seed: int, threads: int):
     games = []
     for accelerated in (True, False):
-        deals = DealSource(N, np.random.default_rng(seed), variant=variant)
+        deals = DealSource(N, seed, variant=variant)
         deals.seed(np.arange(0, N, 7), [seed * 100_000 + i for i in range(0, N, 7)])
         g = VecGame(N, deals, variant, accelerated=accelerated)
         g.num_threads = threads if accelerated else 1
@@ -118,57 +120,76 @@ def test_the_compact_form_is_the_documented_rounding():
     assert compact.sum() == 2 + 128 + 2 + 126 + 254 + 255
 
 
-@pytest.mark.parametrize("variant,threads,dtype", [("tiny", 1, np.uint8), ("medium", 2, np.float32),
-                                                   ("full", 1, np.float32), ("full", 3, np.uint8)])
-def test_apply_encoded_equals_apply_then_encode(variant, threads, dtype):
-    """The fused step (``VecGame.apply_encoded``, the self-play vector env's) moves every
-    game as :meth:`VecGame.apply` of the numpy engine and writes the rows of
-    :func:`encode`: the player to act's, or the mover's as over where the match ended;
-    the games whose next hand was dealt are returned, their rows left to the caller."""
+@pytest.mark.parametrize("variant,threads,dtype,shaping", [
+    ("tiny", 1, np.uint8, False), ("medium", 2, np.float32, True),
+    ("full", 1, np.float32, True), ("full", 3, np.uint8, False)])
+def test_the_fused_step_equals_apply_settle_and_deal(variant, threads, dtype, shaping):
+    """The self-play env's step in C (:class:`FusedStep`) moves every game as
+    :meth:`VecGame.apply` of the numpy engine, settles rewards as the ledger, deals the
+    next hands and matches as the deal source (its generator's counters too), and writes
+    the rows of :func:`encode`: the player to act's, the ended matches' last rows (the
+    mover's, as over) apart; seeded matches' next hands are dealt by Python."""
     rng = np.random.default_rng(threads)
     c, ref = games = pair(variant, seed=5 + threads, threads=threads)
     start(games, ref.all, rng)
+    ledgers = [VecRewardLedger(N, shaping) for _ in games]
+    fused = FusedStep(N, dtype)
     obs = np.full((N, OBS_SIZE), 7, dtype)
     mask = np.full((N, NUM_ACTIONS), 7, np.int8)
     dealt_seen = over_seen = 0
-    for step in range(60):
+    for step in range(80):
         acts = pick(ref, rng)
         mover, counted = ref.current.copy(), ref.res_count.copy()
-        dealt = c.apply_encoded(acts, obs, mask)
+        moved = fused(c, acts, obs, mask, ledgers[0], c.deal_source, 2)
         ref.apply(ref.all, acts)
+        x = ledgers[1].settle(ref, slice(None))
+        over, hand_over = ref.phase == OVER, ref.res_count != counted
+        ended = ref.all[over]
+        want_final, _ = encode(ref, ended, mover[ended], True, dtype=np.float32)
+        for g in games:
+            g.deal_source.unseed(ended)
+        ref.new_matches(ended, ref.deal_source.first_dealers(ended), 2)
+        ledgers[1].restart(ended)
         assert_same(c, ref, f"after step {step}")
-        over = ref.phase == OVER
-        np.testing.assert_array_equal(dealt, ref.all[(ref.res_count != counted) & ~over])
-        viewer = np.where(over, mover, np.maximum(ref.current, 0))
-        want, want_mask = encode(ref, ref.all, viewer, over, dtype=np.float32)
+        for name in ("hands", "shaped"):
+            np.testing.assert_array_equal(getattr(ledgers[0], name), getattr(ledgers[1], name))
+        np.testing.assert_array_equal(c.deal_source.draws, ref.deal_source.draws)
+        np.testing.assert_array_equal(moved.rewards, np.stack([x, -x], axis=1))
+        np.testing.assert_array_equal(moved.reward, np.where(mover == 0, x, -x))
+        np.testing.assert_array_equal(moved.mover, mover)
+        np.testing.assert_array_equal(moved.terminated, over)
+        np.testing.assert_array_equal(moved.hand_over, hand_over)
+        np.testing.assert_array_equal(moved.ended, ended)
+        want, want_mask = encode(ref, ref.all, np.maximum(ref.current, 0), dtype=np.float32)
         if dtype == np.uint8:
-            want = to_compact(want)
-        rows = np.setdiff1d(ref.all, dealt)
-        np.testing.assert_array_equal(obs[rows], want[rows], err_msg=f"step {step}")
-        np.testing.assert_array_equal(mask[rows], want_mask[rows], err_msg=f"step {step}")
-        dealt_seen, over_seen = dealt_seen + len(dealt), over_seen + int(over.sum())
-        if over.any():
-            start(games, ref.all[over], rng)
+            want, want_final = to_compact(want), to_compact(want_final)
+        np.testing.assert_array_equal(moved.final_obs, want_final, err_msg=f"step {step}")
+        np.testing.assert_array_equal(obs, want, err_msg=f"step {step}")
+        np.testing.assert_array_equal(mask, want_mask, err_msg=f"step {step}")
+        dealt_seen += int((hand_over & ~over).sum())
+        over_seen += len(ended)
     assert dealt_seen > 0 and over_seen > 0  # both kinds of hand end were stepped
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_apply_encoded_refuses_an_illegal_action_and_changes_nothing(threads):
-    """The check runs on the threads too; the error names the first illegal game."""
+def test_the_fused_step_refuses_an_illegal_action_and_changes_nothing(threads):
+    """The check runs on the threads too: one illegal action anywhere, and nothing moves
+    (the env's numpy path then raises or penalises)."""
     c, ref = pair("small", seed=3, threads=threads)
     rng = np.random.default_rng(3)
     start((c, ref), ref.all, rng)
     acts = pick(ref, rng)
-    for g in (N - 1, N // 2):  # two illegal actions, the later in another thread's slice
-        acts[g] = int(np.flatnonzero(ref.mask()[g] == 0)[0])
+    acts[N // 2] = int(np.flatnonzero(ref.mask()[N // 2] == 0)[0])  # in one thread's slice
+    ledger = VecRewardLedger(N, True)
     before = {k: v.copy() for k, v in vars(c).items() if isinstance(v, np.ndarray)}
+    draws = c.deal_source.draws.copy()
     obs, mask = np.zeros((N, OBS_SIZE), np.float32), np.zeros((N, NUM_ACTIONS), np.int8)
-    with pytest.raises(ValueError, match=f"game {N // 2}: action"):
-        c.apply_encoded(acts, obs, mask)
+    assert FusedStep(N, np.float32)(c, acts, obs, mask, ledger, c.deal_source, 1) is None
     for name, value in before.items():
         if name != "_need":
             np.testing.assert_array_equal(getattr(c, name), value, err_msg=name)
-    assert not obs.any() and not mask.any()
+    np.testing.assert_array_equal(c.deal_source.draws, draws)
+    assert not obs.any() and not mask.any() and not ledger.hands.any()
 
 
 def assert_same_info(a, b, where: str) -> None:

@@ -19,7 +19,7 @@ from widderkopf_env.deals import seeded_variant_deal
 from widderkopf_env.game_encoder import encode_game
 from widderkopf_env.rules import seeded_dealer
 from widderkopf_env.vector import DealSource, VecGame, encode
-from widderkopf_env.vector.deals import layout
+from widderkopf_env.vector.deals import deal_starts, layout, mix, shuffle
 from widderkopf_env.vector.rows import LISTS, SCALARS, GameRow
 from widderkopf_env.vector.tables import BIT, CARD_BIT, U64
 
@@ -153,7 +153,7 @@ def test_schwarz_and_schneider_then_a_tie_break_hand(level):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_seeded_deal_source_deals_as_game_new(variant):
     n = 50
-    src = DealSource(n, np.random.default_rng(0), variant)
+    src = DealSource(n, 0, variant)
     idx = np.arange(n)
     src.seed(idx, [77 + i for i in range(n)])
     pad = [-1] * (5 - VARIANTS[variant].piles)
@@ -172,7 +172,7 @@ def test_seeded_deal_source_deals_as_game_new(variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_random_deals_partition_the_deck(variant):
     v = VARIANTS[variant]
-    src = DealSource(4000, np.random.default_rng(3), variant)
+    src = DealSource(4000, 3, variant)
     hand, up, down = src(np.arange(4000), np.zeros(4000, np.int64))
     every = hand[:, 0] | hand[:, 1] | np.bitwise_or.reduce(CARD_BIT[up], 1) | \
         np.bitwise_or.reduce(CARD_BIT[down], 1)
@@ -188,6 +188,42 @@ def test_random_deals_partition_the_deck(variant):
         order = np.arange(36)[None].repeat(2, 0)
         h, u, d = layout(order)
         assert list(u[0]) == [8, 9, 10, 11, 12, 26, 27, 28, 29, 30]
+
+
+def test_generator_deals_depend_on_the_key_the_game_and_its_counter_only():
+    """The counter-based generator: the same key gives the same deals whatever games are
+    dealt together or in what order (so any thread count deals alike); each deal advances
+    only its game's counter; rekey starts over; another key deals otherwise."""
+    n, zeros = 100, np.zeros(100, np.int64)
+    a, b = DealSource(n, 11), DealSource(n, 11)
+    first = a(np.arange(n), zeros)
+    odd, even = np.arange(1, n, 2), np.arange(0, n, 2)
+    parts = [b(odd[::-1], zeros[:50]), b(even, zeros[:50])]
+    for got, want_rows in zip(parts, (odd[::-1], even), strict=True):
+        for x, y in zip(got, first, strict=True):
+            np.testing.assert_array_equal(x, y[want_rows])
+    assert (a.draws == 1).all() and (b.draws == 1).all()
+    second = a(np.arange(n), zeros)
+    assert (second[0] != first[0]).any(axis=1).mean() > 0.9  # the next deal is another one
+    a.rekey(11)
+    np.testing.assert_array_equal(a(np.arange(n), zeros)[0], first[0])
+    assert (DealSource(n, 12)(np.arange(n), zeros)[0] != first[0]).any(axis=1).mean() > 0.9
+    with pytest.raises(ValueError, match="key must be an int in 0..2"):
+        a.rekey(-1)
+
+
+def test_generator_shuffles_are_uniform():
+    """Every card lands in every place of the shuffled order about equally often, and a
+    new match's first dealer is each player about half the time."""
+    k = 36_000
+    starts = deal_starts(5, np.arange(k), np.zeros(k, U64))
+    order = shuffle(np.arange(36), starts)
+    assert (np.sort(order, 1) == np.arange(36)).all()
+    counts = np.zeros((36, 36))
+    np.add.at(counts, (np.arange(36)[None].repeat(k, 0), order), 1)
+    assert np.abs(counts / k - 1 / 36).max() < 0.006  # about 6 standard deviations
+    dealer = (mix(starts) >> np.uint64(63)).mean()
+    assert abs(dealer - 0.5) < 0.01
 
 
 def test_120_points_is_schneider_not_schwarz():

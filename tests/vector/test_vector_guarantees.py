@@ -22,10 +22,11 @@ def venv_state(env) -> str:
     g = env.game
     out = {k: v.tolist() for k, v in sorted(vars(g).items()) if isinstance(v, np.ndarray)}
     out["ledger"] = [env._ledger.hands.tolist(), env._ledger.shaped.tolist()]
-    out["deals"] = [list(env._deals.seeds), env._deals.seeded.tolist()]
+    out["deals"] = [list(env._deals.seeds), env._deals.seeded.tolist(), env._deals.key,
+                    env._deals.draws.tolist()]
     out["seat"], out["mask"] = env.seat.tolist(), env.action_masks().tolist()
     out["rngs"] = [env._rng.bit_generator.state, env._opp_rng.bit_generator.state,
-                   env.np_random.bit_generator.state, env._deals.rng.bit_generator.state]
+                   env.np_random.bit_generator.state]
     out["opp_rng"] = getattr(env.opponent, "rng", env._opp_rng).bit_generator.state
     return json.dumps(out, default=str)
 

@@ -152,9 +152,11 @@ class VecGame:
         self.initial_scores[idx] = self.scores[idx]
         self.hand_no[idx] = 0
         self.res_count[idx] = 0
-        self._start_hand(idx)
+        self.start_hands(idx)
 
-    def _start_hand(self, idx) -> None:
+    def start_hands(self, idx) -> None:
+        """Deal and start the next hand of the matches of games ``idx`` (its ``hand_no``,
+        from the deal source)."""
         hand_no = self.hand_no[idx]
         hand, up, down = self.deal_source(idx, hand_no)
         if self.accelerated:
@@ -234,7 +236,7 @@ class VecGame:
             k = _core.vec_apply(self, np.ascontiguousarray(idx), np.ascontiguousarray(a),
                                 self._need, self.num_threads)
             if k:  # hands ended and their matches go on: deal them, all in one call
-                self._start_hand(self._need[:k].copy())
+                self.start_hands(self._need[:k].copy())
             return
         n = self.hlen[idx]
         self.history[idx, n] = a
@@ -262,19 +264,6 @@ class VecGame:
             self.legal[idx[over]] = ZERO
             idx = idx[~over]
         self.compute_legal(idx)
-
-    def apply_encoded(self, actions, obs_out, mask_out) -> np.ndarray:
-        """:meth:`apply` of one legal action in every game (``actions``: N int64) and, in
-        the same pass of the compiled core, :func:`~.encode.encode`'s row of every game into
-        ``obs_out``/``mask_out`` (N rows, preallocated): for the player to act, or where the
-        move ended the match, for the player who moved, as over. Returns the games whose
-        next hand was dealt: their rows are not written (encode them now). Only with
-        :attr:`accelerated`."""
-        k = _core.vec_step(self, actions, self._need, obs_out, mask_out, self.num_threads)
-        dealt = self._need[:k].copy()
-        if k:
-            self._start_hand(dealt)
-        return dealt
 
     def _raise_level(self, idx, player) -> None:
         level = self.level[idx] + 1
@@ -388,7 +377,7 @@ class VecGame:
         j = idx[over]
         self.phase[j], self.current[j] = OVER, -1
         if not over.all():
-            self._start_hand(idx[~over])
+            self.start_hands(idx[~over])
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 ``gymnasium.make_vec("Widderkopf-v0", num_envs=N, **kwargs)`` returns it (it is the
 ``vector_entry_point`` of ``Widderkopf-v0``). All N games live in one
-:class:`~widderkopf_env.vector.engine.VecGame` and are stepped with numpy operations.
+:class:`~widderkopf_env.vector.engine.VecGame`, stepped by the compiled core where it is
+built (in self-play the whole step, resets included, is one C call:
+:mod:`~widderkopf_env.vector.selfplay`) and by numpy operations otherwise.
 
 Spaces: observations ``Box(0, 1, (N, 540), float32)``, the scalar encoder's vector per
 game; actions ``MultiDiscrete([42] * N)``, the engine's action ids. ``obs_dtype=np.uint8``
@@ -63,9 +65,12 @@ the deck are always 0). An unknown name raises ``ValueError`` naming the variant
 
 Seeding: ``reset(seed=s)`` deals sub-env ``i`` the match of ``Game.new(seed=s + i,
 num_hands=num_hands, variant=variant)`` (every hand of it); every later episode
-(autoresets and unseeded ``reset()`` calls) is dealt from a generator seeded with ``s``,
-which also draws seats and drives the random opponent. Same seed and actions, same batch
-trajectory; later episodes differ from the first. ``seed`` may also be a list of N ints
+(autoresets and unseeded ``reset()`` calls) is dealt by the deal source's counter-based
+generator keyed from ``s`` (:mod:`~widderkopf_env.vector.deals`: each game's deals depend
+on the key, the game and how many it has drawn), and two generators seeded from ``s``
+draw seats and drive the random opponent. Same seed and actions, same batch trajectory,
+on the compiled core and the numpy engine and with any ``num_threads``; later episodes
+differ from the first. ``seed`` may also be a list of N ints
 (sub-env ``i`` gets ``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy
 integers too) of at most 4096 bits: a negative or huge one raises ``ValueError``,
 another type ``TypeError``, and the env is left as it was.
@@ -109,6 +114,7 @@ from .encode import encode
 from .engine import OVER, VecGame
 from .ledger import VecRewardLedger
 from .opponents import RandomOpponent, make_opponent
+from .selfplay import FusedStep
 
 _RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 _AS_IT_WAS = "the batch is as it was before this call"
@@ -174,6 +180,8 @@ class WidderkopfVectorEnv(VectorEnv):
         self._ledger = VecRewardLedger(n, reward_shaping)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
         self._obs = np.zeros((n, OBS_SIZE), self.obs_dtype)  # written in place (Buffers)
+        self._fused = FusedStep(n, self.obs_dtype) if self.self_play and \
+            self.game.accelerated else None
         self._started = False
 
     # --- gymnasium API ---------------------------------------------------------------------
@@ -208,6 +216,10 @@ class WidderkopfVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("reset() must be called before step()")
         actions = self._check_actions(actions)
+        if self._fused is not None:  # one C call; None when an action is illegal
+            out = self._step_self(actions)
+            if out is not None:
+                return out
         bad = self.game.illegal(self.game.all, actions)
         if bad.any() and self.illegal_action == "raise":
             self._raise_illegal(int(np.flatnonzero(bad)[0]), actions)
@@ -220,8 +232,6 @@ class WidderkopfVectorEnv(VectorEnv):
             raise
 
     def _step(self, actions, bad):
-        if self.self_play and self.game.accelerated and not bad.any():
-            return self._step_self(actions)
         g, n = self.game, self.num_envs
         everyone = g.all
         counted = g.res_count.copy()
@@ -266,31 +276,24 @@ class WidderkopfVectorEnv(VectorEnv):
                                                                 final)
 
     def _step_self(self, actions):
-        """:meth:`_step` in self-play on the compiled core with every action legal: the
-        moves and the observations in one pass; the same results."""
+        """:meth:`_step` in self-play on the compiled core, in one C call
+        (:class:`~.selfplay.FusedStep`); None, with nothing changed, if an action is
+        illegal (then :meth:`_step` runs)."""
         g = self.game
-        counted, mover = g.res_count.copy(), g.current.copy()
-        redo = g.apply_encoded(actions, self._obs, self._mask)
-        x0 = self._ledger.settle(g, slice(None))
-        step_info = {"rewards": np.stack([x0, -x0], axis=1)}
-        hand_over = g.res_count != counted
-        if hand_over.any():
-            step_info.update(self._result_info(hand_over))
-        terminated = g.phase == OVER
-        ended = np.flatnonzero(terminated)
+        moved = self._fused(g, actions, self._obs, self._mask, self._ledger, self._deals,
+                            self.num_hands)
+        if moved is None:
+            return None
+        step_info = {"rewards": moved.rewards}
+        if moved.hand_over.any():
+            step_info.update(self._result_info(moved.hand_over))
         final = None
-        if len(ended):  # their rows hold the final observations (the movers', as over)
-            final = self._final(ended, self._obs[ended], step_info, mover)
-            self._deals.unseed(ended)
-            self._start(ended)
-            redo = np.concatenate([redo, ended])
-        viewer = np.maximum(g.current, 0)
-        if len(redo):  # new hands: their first observations
-            self._obs[redo], self._mask[redo] = encode(g, redo, viewer[redo],
-                                                       dtype=self.obs_dtype)
-        info = self._info(viewer)
-        return (self._obs, np.where(mover == 0, x0, -x0), terminated,
-                np.zeros(self.num_envs, bool), self._merge(info, step_info, terminated, final))
+        if len(moved.ended):
+            final = self._final(moved.ended, moved.final_obs, step_info, moved.mover)
+            self._deals.unseed(moved.ended)
+        info = self._info(np.maximum(g.current, 0))
+        return (self._obs, moved.reward, moved.terminated, np.zeros(self.num_envs, bool),
+                self._merge(info, step_info, moved.terminated, final))
 
     @staticmethod
     def _merge(info, step_info, terminated, final) -> dict:
@@ -320,12 +323,12 @@ class WidderkopfVectorEnv(VectorEnv):
             raise error.ClosedEnvironmentError("the vector env is closed")
 
     def _seed_rngs(self, entropy) -> None:
-        """Two generators from one seed: deals and seats (``np_random``), and the
-        opponent, so that the deals do not depend on what the opponent draws."""
-        deal_seq, opp_seq = np.random.SeedSequence(entropy).spawn(2)
+        """From one seed: a generator for seats (``np_random``), one for the opponent,
+        and the deal source's key, so that the deals depend on neither."""
+        deal_seq, opp_seq, key_seq = np.random.SeedSequence(entropy).spawn(3)
         self._rng, self._opp_rng = np.random.default_rng(deal_seq), np.random.default_rng(opp_seq)
         self._np_random, self._np_random_seed = self._rng, entropy
-        self._deals.rng = self._rng
+        self._deals.rekey(int(key_seq.generate_state(1, np.uint64)[0]))
 
     def _seeds(self, seed) -> list[int]:
         """The match seed of every sub-env: ``s + i`` for an int ``s``, or the N ints of a
@@ -351,22 +354,25 @@ class WidderkopfVectorEnv(VectorEnv):
         g, rngs = self.game, (self._rng, self._opp_rng)
         return ({k: v.copy() for k, v in vars(g).items() if isinstance(v, np.ndarray)},
                 self._ledger.hands.copy(), self._ledger.shaped.copy(), self._deals.seeds[:],
-                self._deals.seeded.copy(), self.seat.copy(), self._mask.copy(), rngs,
+                self._deals.seeded.copy(), (self._deals.key, self._deals.draws.copy()),
+                self.seat.copy(), self._mask.copy(), rngs,
                 [r.bit_generator.state for r in rngs], self._np_random_seed,
                 getattr(self.opponent, "rng", None))
 
     def _restore(self, saved: tuple) -> None:
-        (arrays, hands, shaped, seeds, seeded, seat, mask, rngs, states, entropy,
-         opp_rng) = saved
+        (arrays, hands, shaped, seeds, seeded, (key, draws), seat, mask, rngs, states,
+         entropy, opp_rng) = saved
         for name, value in arrays.items():
             setattr(self.game, name, value)
         self._ledger.hands, self._ledger.shaped = hands, shaped
         self._deals.seeds, self._deals.seeded = seeds, seeded
+        self._deals.rekey(key)
+        self._deals.draws[:] = draws
         self.seat, self._mask = seat, mask
         for rng, state in zip(rngs, states, strict=True):
             rng.bit_generator.state = state
         self._rng, self._opp_rng = rngs
-        self._np_random, self._np_random_seed, self._deals.rng = rngs[0], entropy, rngs[0]
+        self._np_random, self._np_random_seed = rngs[0], entropy
         if opp_rng is not None:
             self.opponent.rng = opp_rng
 
