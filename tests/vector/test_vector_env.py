@@ -280,6 +280,34 @@ def test_illegal_actions_raise_naming_the_sub_env_and_leave_the_batch_unchanged(
     assert obs2.shape == (4, OBS_SIZE)
 
 
+def test_self_play_takes_every_integer_action_form_alike():
+    """Contiguous int64 actions take the one-call path; a list, int32, a strided view and
+    a read-only array give the same steps."""
+    def run(form):
+        env = WidderkopfVectorEnv(8, opponent="self")
+        obs, info = env.reset(seed=5)
+        out, rng = [], np.random.default_rng(5)
+        for _ in range(60):
+            obs, reward, term, _, info = env.step(form(sample(rng, info["action_mask"])))
+            out += [obs.copy(), reward, term, info["rewards"]]
+        return out
+
+    def strided(a):
+        wide = np.zeros((len(a), 2), np.int64)
+        wide[:, 0] = a
+        return wide[:, 0]
+
+    def read_only(a):
+        a = np.array(a, np.int64)
+        a.flags.writeable = False
+        return a
+
+    want = run(lambda a: np.ascontiguousarray(a, np.int64))
+    for form in (list, lambda a: np.asarray(a, np.int32), strided, read_only):
+        got = run(form)
+        assert all(np.array_equal(x, y) for x, y in zip(want, got, strict=True))
+
+
 def test_bad_arguments_are_rejected():
     with pytest.raises(ValueError, match="num_envs"):
         WidderkopfVectorEnv(0)

@@ -215,11 +215,13 @@ class WidderkopfVectorEnv(VectorEnv):
         self._check_open()
         if not self._started:
             raise RuntimeError("reset() must be called before step()")
-        actions = self._check_actions(actions)
-        if self._fused is not None:  # one C call; None when an action is illegal
-            out = self._step_self(actions)
+        if self._fused is not None and isinstance(actions, np.ndarray) \
+                and actions.dtype == np.int64 and actions.shape == (self.num_envs,) \
+                and actions.flags.c_contiguous:
+            out = self._step_self(actions)  # one C call; None when an action is illegal
             if out is not None:
                 return out
+        actions = self._check_actions(actions)
         bad = self.game.illegal(self.game.all, actions)
         if bad.any() and self.illegal_action == "raise":
             self._raise_illegal(int(np.flatnonzero(bad)[0]), actions)
