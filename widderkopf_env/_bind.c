@@ -1,8 +1,8 @@
 /* The batched engine's plumbing (the calls are in _batch.c): the rule tables and the
  * encoder's layout handed over from Python at import, a VecGame's arrays bound through the
  * buffer protocol (names, dtypes and shapes checked at every call, so arrays replaced by
- * the vector env's rollback are picked up), and the threads a call's work is split over
- * (each owns a contiguous slice of the games). Declared in _batch.h.
+ * the vector env's rollback are picked up). Declared in _batch.h; the threads a call's work
+ * is split over are in _pool.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -11,12 +11,6 @@
 #include <string.h>
 
 #include "_batch.h"
-
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <pthread.h>
-#endif
 
 wk_rules wk_batch_rules;
 static int rules_ready = 0;
@@ -353,70 +347,6 @@ int wk_bind(PyObject *game, bound_batch *bb) {
     bb->b = c->bb.b;
     bb->hold = cap;
     return 0;
-}
-
-/* ---- threads ---------------------------------------------------------------------------- */
-
-typedef struct {
-    slice_fn fn;
-    void *ctx;
-    Py_ssize_t start, stop;
-} slice_job;
-
-#ifdef _WIN32
-static DWORD WINAPI run_slice(LPVOID arg) {
-    slice_job *j = (slice_job *)arg;
-    j->fn(j->ctx, j->start, j->stop);
-    return 0;
-}
-#else
-static void *run_slice(void *arg) {
-    slice_job *j = (slice_job *)arg;
-    j->fn(j->ctx, j->start, j->stop);
-    return NULL;
-}
-#endif
-
-/* fn over [0, k) in `threads` contiguous slices, the calling thread taking the first;
- * a thread that cannot be started leaves its slice to the calling thread */
-void wk_parallel_for(int threads, Py_ssize_t k, slice_fn fn, void *ctx) {
-    if (threads > k / 64) threads = (int)(k / 64);  /* small batches: not worth a thread */
-    if (threads < 1) threads = 1;
-    if (threads > WK_MAX_THREADS) threads = WK_MAX_THREADS;
-    slice_job jobs[WK_MAX_THREADS];
-    int started[WK_MAX_THREADS] = {0};
-#ifdef _WIN32
-    HANDLE handles[WK_MAX_THREADS];
-#else
-    pthread_t handles[WK_MAX_THREADS];
-#endif
-    for (int t = 0; t < threads; t++) {
-        jobs[t].fn = fn;
-        jobs[t].ctx = ctx;
-        jobs[t].start = k * t / threads;
-        jobs[t].stop = k * (t + 1) / threads;
-    }
-    for (int t = 1; t < threads; t++) {
-#ifdef _WIN32
-        handles[t] = CreateThread(NULL, 0, run_slice, &jobs[t], 0, NULL);
-        started[t] = handles[t] != NULL;
-#else
-        started[t] = pthread_create(&handles[t], NULL, run_slice, &jobs[t]) == 0;
-#endif
-    }
-    fn(ctx, jobs[0].start, jobs[0].stop);
-    for (int t = 1; t < threads; t++) {
-        if (!started[t]) {
-            fn(ctx, jobs[t].start, jobs[t].stop);
-            continue;
-        }
-#ifdef _WIN32
-        WaitForSingleObject(handles[t], INFINITE);
-        CloseHandle(handles[t]);
-#else
-        pthread_join(handles[t], NULL);
-#endif
-    }
 }
 
 /* ---- the calls -------------------------------------------------------------------------- */

@@ -113,6 +113,7 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
 @pytest.mark.parametrize("source", ["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
                                     "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c",
                                     "widderkopf_env/_bind.c", "widderkopf_env/_scalar_hand.c",
+                                    "widderkopf_env/_pool.c",
                                     "agents/_solver.c"])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
     """The compiled core and the solver (which includes ``_core.h``) build clean under

@@ -9,6 +9,8 @@ stay as returned.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -38,6 +40,51 @@ def test_any_number_of_threads_gives_the_same_trajectory(opponent):
         assert len(other) == len(one)
         for a, b in zip(one, other, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def digest(out) -> str:
+    import hashlib
+    h = hashlib.sha256()
+    for a in out:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def test_batches_stepped_from_two_python_threads_at_once_step_as_alone():
+    """The worker pool serves one call at a time; a call made meanwhile starts its own
+    threads: both trajectories are those of a batch stepped alone."""
+    import threading
+    want = digest(run(opponent="self", num_threads=3, steps=120))
+    got = [None, None]
+
+    def work(r):
+        got[r] = digest(run(opponent="self", num_threads=2 + r, steps=120))
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert got == [want, want]
+
+
+def _child_digest(queue):
+    queue.put(digest(run(opponent="self", num_threads=3)))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_steps_on_threads_of_its_own():
+    """The pool's workers stay in the parent: a child forked after the parent stepped on
+    threads starts its own (it neither hangs nor differs)."""
+    import multiprocessing
+    want = digest(run(opponent="self", num_threads=3))
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_digest, args=(queue,))
+    child.start()
+    got = queue.get(timeout=300)
+    child.join(timeout=60)
+    assert got == want and child.exitcode == 0
 
 
 def test_the_compact_observations_are_the_float_ones_rounded():
