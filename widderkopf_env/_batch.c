@@ -237,7 +237,7 @@ static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_
                      view);
 }
 
-static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+WK_ROW_WRITER static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
         wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, j->idx[r], j->player[r], j->over ? j->over[r] : 0,
@@ -329,7 +329,8 @@ typedef struct {
     int64_t num_hands, width;
 } play_ctx;
 
-static void encode_row(const play_ctx *j, int64_t r, int64_t p, int over, int final) {
+static inline WK_INLINE void encode_row(const play_ctx *j, int64_t r, int64_t p, int over,
+                                        int final) {
     int64_t at = r * j->width;
     wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, r, p, over,
               j->obs32 ? (final ? j->final32 : j->obs32) + at : NULL,
@@ -358,7 +359,8 @@ static double settle(const play_ctx *j, int64_t r) {
 
 /* games [start, stop): the moves, rewards and deals (need[r] = 1: a seeded match's next
  * hand, left to the caller; its row is not written) */
-static void play_range(const play_ctx *j, Py_ssize_t start, Py_ssize_t stop) {
+static inline WK_INLINE void play_range(const play_ctx *j, Py_ssize_t start,
+                                        Py_ssize_t stop) {
     wk_batch *b = j->b;
     for (Py_ssize_t r = start; r < stop; r++) {
         int64_t mover = b->current[r], counted = b->res_count[r];
@@ -397,7 +399,7 @@ static void play_range(const play_ctx *j, Py_ssize_t start, Py_ssize_t stop) {
 /* the slice in blocks of PLAY_BLOCK games: the block's moves, then its rows (the block's
  * state is still in cache) */
 #define PLAY_BLOCK 64
-static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+WK_ROW_WRITER static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     const play_ctx *j = (const play_ctx *)c;
     for (Py_ssize_t s = start; s < stop; s += PLAY_BLOCK) {
         Py_ssize_t t = s + PLAY_BLOCK < stop ? s + PLAY_BLOCK : stop;

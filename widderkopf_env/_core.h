@@ -81,6 +81,12 @@ static inline void wk_init_tables(void) {
         }
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define WK_INLINE __attribute__((always_inline))
+#else
+#define WK_INLINE
+#endif
+
 static inline int wk_popcount(uint64_t x) {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_popcountll(x);
@@ -353,7 +359,7 @@ static inline int wk_is_legal(const wk_batch *b, int64_t i, int64_t a) {
  * float32 entries (obs32) or the compact uint8 form (obs8: 0/1 entries as 0/1, a scaled
  * number x as round(x * 255), observation.to_compact); the other pointer is NULL.
  * over: the episode ended early (no legal actions shown). mask: 42 int8 (NULL: none). */
-static inline void wk_encode(const wk_rules *r, const wk_layout *L, const wk_batch *b,
+static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, const wk_batch *b,
                              int64_t i, int64_t p, int over, float *obs32, uint8_t *obs8,
                              int8_t *mask) {
     (void)r;
