@@ -8,16 +8,6 @@
 #define WK_MAX_THREADS 64
 #define WK_N_FIELDS 46  /* the VecGame arrays bound (_bind.c's FIELDS) */
 
-/* A function that writes observation rows, compiled twice where the compiler and the
- * platform allow it (GCC on x86 Linux: target_clones, picked once at load by the CPU):
- * with AVX2 (32-byte stores spread the row's bits) and for the baseline; the same
- * results. Its callees are inlined into each copy (WK_INLINE). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define WK_ROW_WRITER __attribute__((target_clones("avx2", "default")))
-#else
-#define WK_ROW_WRITER
-#endif
-
 /* the dtypes of the arrays given (numpy's formats) */
 enum { K_U64, K_I64, K_I8, K_BOOL, K_U8, K_F32, K_F64 };
 

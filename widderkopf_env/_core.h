@@ -87,6 +87,16 @@ static inline void wk_init_tables(void) {
 #define WK_INLINE
 #endif
 
+/* A function that writes observation rows, compiled twice where the compiler and the
+ * platform allow it (GCC on x86 Linux: target_clones, picked once at load by the CPU):
+ * with AVX2 (32-byte stores spread the row's bits) and for the baseline; the same
+ * results. Its callees are inlined into each copy (WK_INLINE). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WK_ROW_WRITER __attribute__((target_clones("avx2", "default")))
+#else
+#define WK_ROW_WRITER
+#endif
+
 static inline int wk_popcount(uint64_t x) {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_popcountll(x);

@@ -118,6 +118,12 @@ PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
+/* wk_encode's row, in the AVX2 copy where there is one (WK_ROW_WRITER) */
+WK_ROW_WRITER static void write_row(const wk_layout *L, const wk_batch *b, long long p,
+                                    int over, float *obs, int8_t *mask) {
+    wk_encode(wk_get_rules(), L, b, 0, p, over, obs, NULL, mask);
+}
+
 /* The observation of one game from its fields (a Game's slots here, any object's
  * attributes in _speedups.c): the state checked, then written by _core.h's wk_encode on a
  * one-game batch; (obs bytearray of float32, mask bytearray of int8) */
@@ -153,7 +159,7 @@ PyObject *wk_encode_one(wk_one *g, long long p, int over) {
         Py_DECREF(obs);
         return NULL;
     }
-    wk_encode(wk_get_rules(), L, &b, 0, p, over, (float *)PyByteArray_AS_STRING(obs), NULL,
+    write_row(L, &b, p, over, (float *)PyByteArray_AS_STRING(obs),
               (int8_t *)PyByteArray_AS_STRING(mask));
     PyObject *result = PyTuple_Pack(2, obs, mask);
     Py_DECREF(obs);
