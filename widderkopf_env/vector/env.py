@@ -484,8 +484,8 @@ class WidderkopfVectorEnv(VectorEnv):
         mark = np.zeros(n, bool)
         mark[ended] = True
         obs = np.full(n, None, dtype=object)
-        for r, i in enumerate(ended):
-            obs[i] = final_obs[r]
+        for i, row in zip(ended.tolist(), final_obs, strict=True):
+            obs[i] = row
         final_info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8),
                       "_action_mask": mark}
         key = "player" if self.self_play else "seat"
