@@ -96,7 +96,8 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* encode() for any object with Game's attributes (_scalar_hand.c's game_encode reads a
  * Game's slots directly and comes here for anything else): its fields into a wk_one,
- * written by wk_encode_one as for a Game (every card counts as in the deck) */
+ * written by wk_encode_one as for a Game (the cards of variant.deck, or all 36 where the
+ * object has no variant, count as in the deck) */
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 3) {
@@ -136,7 +137,20 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
     g.phase = v[0]; g.trump = v[1]; g.cracker = v[2]; g.level = v[3]; g.dealer = v[4];
     g.chooser = v[5]; g.leader = v[6]; g.lead = v[7]; g.lead_pile = v[8];
     g.num_hands = v[9]; g.hand_no = v[10];
-    g.deck = ALL36;
+    g.deck = ALL36;  /* or the variant's deck, where the object has one */
+    PyObject *variant = PyObject_GetAttrString(game, "variant"), *deck = NULL;
+    if (variant != NULL) {
+        deck = PyObject_GetAttrString(variant, "deck");
+        Py_DECREF(variant);
+    }
+    if (deck == NULL) {
+        PyErr_Clear();
+    } else {
+        unsigned long long d = PyLong_AsUnsignedLongLong(deck);
+        Py_DECREF(deck);
+        if (d == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        g.deck = d & ALL36;
+    }
     PyObject *cur = PyObject_GetAttr(game, s_current);
     if (cur == NULL) return NULL;
     g.current = cur == Py_None ? -1 : PyLong_AsLongLong(cur);

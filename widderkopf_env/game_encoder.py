@@ -214,15 +214,11 @@ _F32 = np.dtype(np.float32)
 
 def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
     obs, mask = _c_encode(game, player, over)  # bytearrays: float32 and int8
-    obs = _frombuffer(obs, _F32)
-    absent = _ALL_CARDS ^ game.variant.deck
-    if absent:  # a smaller variant's absent cards are 0 (as in the Python encoder)
-        obs[[at + c for c in range(36) if (absent >> c) & 1 for at in (_UNSEEN, _TRUMPS)]] = 0.0
-    return obs, _frombuffer(mask, _I8)
+    return _frombuffer(obs, _F32), _frombuffer(mask, _I8)
 
 
 if ACCELERATED:  # game_encode reads a Game's slots directly (anything else: encode)
-    _c_encode = getattr(_speedups, "game_encode", _speedups.encode)
+    _c_encode = _speedups.game_encode
     encode_game = _encode_c
 else:
     encode_game = _encode_py

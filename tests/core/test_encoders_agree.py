@@ -136,3 +136,26 @@ def test_over_flag_clears_mask_and_legal_cards_only():
     start, size = OFFSETS["legal_cards"]
     keep = np.r_[0:start, start + size:OBS_SIZE]
     np.testing.assert_array_equal(obs[keep], live_obs[keep])
+
+
+@needs_speedups
+@pytest.mark.parametrize("variant", ["tiny", "small", "medium"])
+def test_the_c_encoders_leave_a_variants_absent_cards_out(variant):
+    """A smaller variant's cards outside its deck are 0 in ``unseen`` and ``trumps``:
+    the C encoder of a Game (its slots) and of any object (by attribute, reading
+    ``variant.deck``) give the reference's arrays at every decision."""
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(20):
+        game = Game.new(seed=seed, variant=variant)
+        while not game.is_over:
+            for p in (0, 1):
+                want_obs, want_mask = expected(game, p, False)
+                for obs, mask in (game_encoder._encode_c(game, p, False),
+                                  _by_attributes(game, p, False)):
+                    np.testing.assert_array_equal(obs, want_obs)
+                    np.testing.assert_array_equal(mask, want_mask)
+                checked += 1
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert checked > 100
