@@ -62,17 +62,23 @@ def pure_python(fn):
     WIDDERKOPF_PURE_PYTHON=1)."""
     from widderkopf_env import game_encoder, rules
 
-    names = ("_core_apply", "_core_legal", "_core_actions")
-    saved = game_encoder.encode_game, [getattr(rules, name) for name in names]
+    names, methods = ("_core_apply", "_core_legal", "_core_start"), ("apply", "legal_actions",
+                                                                     "is_over")
+    saved = (game_encoder.encode_game, [getattr(rules, name) for name in names],
+             [rules.Game.__dict__[name] for name in methods])
     game_encoder.encode_game = game_encoder._encode_py
     for name in names:
         setattr(rules, name, None)
+    for name, python in zip(methods, rules.PYTHON_METHODS, strict=True):
+        setattr(rules.Game, name, python)
     try:
         return fn()
     finally:
         game_encoder.encode_game = saved[0]
         for name, value in zip(names, saved[1], strict=True):
             setattr(rules, name, value)
+        for name, value in zip(methods, saved[2], strict=True):
+            setattr(rules.Game, name, value)
 
 
 def gym_steps_per_second(steps: int, made: bool, seed: int = 0) -> float:

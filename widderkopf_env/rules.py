@@ -490,5 +490,8 @@ _core = load_accelerator("widderkopf_env._speedups", lambda m: (
     m.configure_rules(*core_tables()), m.configure_game(Game)), replaces="Game.apply")
 _core_apply, _core_legal, _core_start = (
     (_core.game_apply, _core.game_legal, _core.game_start_hand) if _core else (None,) * 3)
+#: Game's apply, legal_actions and is_over as defined in Python (the class holds the
+#: core's descriptors where it is loaded); bench/env.py times Game with these.
+PYTHON_METHODS = (Game.apply, Game.legal_actions, Game.is_over)
 if _core is not None:  # the hot methods as the core's own descriptors: no Python frame per call
     Game.apply, Game.legal_actions, Game.is_over = _core.game_methods()

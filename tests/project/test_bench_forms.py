@@ -40,3 +40,29 @@ def test_full_help_names_the_long_form(capsys):
                          ids=lambda p: p.name)
 def test_every_benchmark_has_a_full_form(path):
     assert re.search(r"= parse\(\w+, \w+, \w+=", path.read_text()), path
+
+
+def test_the_pure_python_timing_runs_the_python_definitions_and_restores_the_core():
+    """``bench/env.py``'s pure-Python figure swaps out every piece of the compiled core a
+    game uses (the encoder and Game's methods) for the run, and puts them back after."""
+    import env as bench_env
+
+    from widderkopf_env import Game, game_encoder, rules
+
+    before = (game_encoder.encode_game, dict(vars(Game)), rules._core_apply)
+
+    def inside():
+        assert game_encoder.encode_game is game_encoder._encode_py
+        assert (Game.apply, Game.legal_actions, Game.is_over) == rules.PYTHON_METHODS
+        assert rules._core_apply is rules._core_legal is rules._core_start is None
+        return play()
+
+    def play():
+        g = Game.new(seed=3)
+        while not g.is_over:
+            g.apply(g.legal_actions()[-1])
+        return g.history
+
+    assert bench_env.pure_python(inside) == play()  # the same game either way
+    after = (game_encoder.encode_game, dict(vars(Game)), rules._core_apply)
+    assert after == before
