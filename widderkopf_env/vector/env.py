@@ -300,8 +300,9 @@ class WidderkopfVectorEnv(VectorEnv):
     @staticmethod
     def _merge(info, step_info, terminated, final) -> dict:
         """``info`` with this step's facts of the going-on episodes and the ended ones'."""
+        going = ~terminated
         for key, value in step_info.items():
-            info[key] = value & ~terminated if key.startswith("_") else value
+            info[key] = value & going if key.startswith("_") else value
         if final is not None:
             info.update(final)
         return info
