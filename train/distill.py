@@ -111,20 +111,14 @@ class PolicyRows:
 def load_policy_rows(dirs, max_shards: int | None = None) -> PolicyRows:
     """The shards of the folders ``dirs`` (:func:`~.distill_data.load_shards`' choice),
     read one at a time into a :class:`PolicyRows`."""
-    from .distill_data import shard_files
+    from .distill_data import read_shards
 
-    paths, sizes, scored = shard_files(dirs, max_shards), [], 0
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            values = z["values"]
-            sizes.append(len(values))
-            scored += int((~np.isnan(values).all(axis=1)).sum())
-    out, at = PolicyRows(sum(sizes), scored), 0
-    for path, size in zip(paths, sizes, strict=True):
-        with np.load(path, allow_pickle=False) as z:
-            out.put(at, z["obs"], z["mask"], z["action"], z["values"])
-        at += size
-    return out
+    def count(z) -> tuple[int, int]:  # rows, rows the expert scored
+        values = z["values"]
+        return len(values), int((~np.isnan(values).all(axis=1)).sum())
+
+    return read_shards(dirs, max_shards, ("obs", "mask", "action", "values"),
+                       lambda counts: PolicyRows(*np.sum(counts, axis=0, dtype=int)), count)
 
 
 def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512,

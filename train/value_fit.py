@@ -156,19 +156,10 @@ class ValueData:
 def load_value_rows(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
     """The value shards of the folders ``dirs`` (``distill_data.load_shards``'s choice),
     read one at a time into a :class:`ValueData`."""
-    from .distill_data import shard_files
+    from .distill_data import read_shards
 
-    paths = shard_files(dirs, max_shards)
-    sizes = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            sizes.append(len(z["game"]))
-    out, at = ValueData(sum(sizes), game_weight), 0
-    for path, size in zip(paths, sizes, strict=True):
-        with np.load(path, allow_pickle=False) as z:
-            out.put(at, z["obs"], z["features"], z["values"], z["game"])
-        at += size
-    return out
+    return read_shards(dirs, max_shards, ("obs", "features", "values", "game"),
+                       lambda counts: ValueData(sum(counts), game_weight))
 
 
 def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
