@@ -16,7 +16,7 @@ import numpy as np
 
 from widderkopf_env.observation import CARD_PIECES, FLAG_PIECES
 
-__all__ = ["OBS_FLAGS", "CompactRows"]
+__all__ = ["CHUNK", "OBS_FLAGS", "CompactRows"]
 
 #: The observation's columns before this one (its card sets and flags) are 0 or 1; a
 #: canonical observation (:mod:`~widderkopf_env.agents.canonical`) keeps them there.
@@ -26,6 +26,8 @@ OBS_FLAGS = sum(size for _name, size, _text in CARD_PIECES + FLAG_PIECES)
 _NARROW = 256
 #: The most distinct values a column may take.
 _WIDE = 65536
+#: Rows encoded at a time (the working arrays of a put stay small whatever its size).
+CHUNK = 4096
 
 
 class CompactRows:
@@ -65,9 +67,11 @@ class CompactRows:
             col = int(np.flatnonzero(bad.any(0))[0])
             raise ValueError(f"column {col} must be 0 or 1 (a flag column: 0..{self.flags - 1}), "
                              f"got {float(flags[bad][0])!r}")
-        end = at + len(x)
-        self.bits[at:end] = np.packbits(flags.astype(np.uint8), axis=1)
-        self.codes[at:end] = self._encode(x[:, self.flags:])
+        for i in range(0, len(x), CHUNK):
+            part = x[i:i + CHUNK]
+            rows = slice(at + i, at + i + len(part))
+            self.bits[rows] = np.packbits(part[:, :self.flags].astype(np.uint8), axis=1)
+            self.codes[rows] = self._encode(part[:, self.flags:])
 
     def get(self, rows) -> np.ndarray:
         """The float32 rows ``rows`` (indices, any order, repeats allowed), as put."""

@@ -33,7 +33,7 @@ from widderkopf_env.agents.solver import game_points
 from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
-from .compact import OBS_FLAGS, CompactRows
+from .compact import CHUNK, OBS_FLAGS, CompactRows
 
 __all__ = ["ValueData", "fit_values", "inputs", "load_value_rows", "targets"]
 
@@ -111,7 +111,17 @@ class ValueData:
                                                            self.left, self.game))
 
     def put(self, at: int, obs, features, values, game) -> None:
-        """Rows ``at..`` from the arrays of a shard (``value_data.FIELDS``)."""
+        """Rows ``at..`` from the arrays of a shard (``value_data.FIELDS``), a few
+        thousand at a time."""
+        v = np.asarray(values, np.float32)
+        whole = np.isnan(v) | ((v == np.rint(v)) & (v >= 0) & (v <= TOTAL_POINTS + 1))
+        if not whole.all():
+            raise ValueError(f"card values must be whole card points 0..{TOTAL_POINTS + 1} "
+                             f"or NaN (not legal), got {float(v[~whole][0])!r}")
+        for i in range(0, len(obs), CHUNK):
+            self._put(at + i, *(a[i:i + CHUNK] for a in (obs, features, v, game)))
+
+    def _put(self, at: int, obs, features, values, game) -> None:
         end = at + len(obs)
         x = np.empty((len(obs), OBS_SIZE + FEATURES), np.float32)
         x[:, :OBS_SIZE] = to_canonical(np.asarray(obs, np.float32))
@@ -121,13 +131,8 @@ class ValueData:
         except ValueError as err:
             raise ValueError(f"{err}; these shards do not come from this version's "
                              "encoder") from None
-        v = np.asarray(values, np.float32)
-        whole = np.isnan(v) | ((v == np.rint(v)) & (v >= 0) & (v <= TOTAL_POINTS + 1))
-        if not whole.all():
-            raise ValueError(f"card values must be whole card points 0..{TOTAL_POINTS + 1} "
-                             f"or NaN (not legal), got {float(v[~whole][0])!r}")
-        can = np.empty_like(v)
-        np.put_along_axis(can, ROLES[trump_of(obs)], v, axis=1)
+        can = np.empty_like(values)
+        np.put_along_axis(can, ROLES[trump_of(obs)], values, axis=1)
         self.values[at:end] = np.where(np.isnan(can), _NOT_LEGAL, can).astype(np.uint8)
         self.level[at:end] = obs[:, _LEVEL:_LEVEL + 5].argmax(1)
         self.left[at:end] = np.rint(TRICKS - obs[:, _TRICKS_DONE] * TRICKS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from widderkopf_env.train import compact
 from widderkopf_env.train.compact import CompactRows
 
 
@@ -35,7 +36,10 @@ def test_rows_read_back_bit_for_bit_in_any_order():
     assert _same_bits(c.get([]), x[:0])
 
 
-def test_a_column_of_many_values_widens_its_codes_and_stays_exact():
+@pytest.mark.parametrize("chunk", [4096, 64])
+def test_a_column_of_many_values_widens_its_codes_and_stays_exact(chunk, monkeypatch):
+    """Also when the codes widen in the middle of a put (rows are encoded by chunks)."""
+    monkeypatch.setattr(compact, "CHUNK", chunk)
     rng = np.random.default_rng(4)
     x = _rows(rng, 2000)
     x[:, -1] = rng.random(2000)  # about 2000 distinct values in one column
