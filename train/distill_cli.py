@@ -42,7 +42,8 @@ from widderkopf_env.cli import (
 )
 from widderkopf_env.settings import add_options, from_namespace, setting
 
-from .distill_data import EXPERTS, generate, load_shards, whole
+from .distill import load_policy_rows
+from .distill_data import EXPERTS, generate, whole
 from .export import init_file, network_file_arg
 from .run_folder import RunFolder
 
@@ -146,10 +147,10 @@ def generate_shards(s: DistillGenerateSettings, log=print, keep=whole, on_shard=
 
 def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict:
     """The policy network fitted as ``s`` says (``data``: the shards, loaded; default:
-    read from ``s.data``), as a weights dict."""
+    read from ``s.data`` by :func:`~.distill.load_policy_rows`), as a weights dict."""
     from .distill import train
 
-    data = load_shards(s.data, s.max_shards) if data is None else data
+    data = load_policy_rows(s.data, s.max_shards) if data is None else data
     return train(data, tuple(s.net_arch), s.epochs, s.batch_size, s.lr, s.tau, s.soft, s.seed,
                  init=init, escalation_weight=s.escalation_weight, log=log)
 
@@ -174,10 +175,10 @@ def main(argv=None) -> int:
             except ValueError as err:
                 raise UsageError(f"--init: {err}") from None
         try:
-            data = load_shards(args.data, args.max_shards)
+            data = load_policy_rows(args.data, args.max_shards)
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None
-        print(f"{len(data['action'])} positions")
+        print(f"{len(data)} positions")
         weights = fit_policy(args, data, init)
         save_policy(weights, args.out)
         print(f"wrote {args.out}")

@@ -34,8 +34,8 @@ from widderkopf_env.rules import Game
 
 from . import run_folder
 
-__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "run_shards", "shard_files",
-           "shard_path"]
+__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "read_shards",
+           "run_shards", "shard_files", "shard_path"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
@@ -260,4 +260,22 @@ def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str,
             for f in fields:
                 out[f][at:at + head[f][0][0]] = z[f]
         at += head[fields[0]][0][0]
+    return out
+
+
+def read_shards(dirs, max_shards: int | None, fields, make, count=None):
+    """The shards of the given folders (as :func:`load_shards` chooses them) read one at a
+    time into rows: ``make(counts)`` makes the rows from ``count(shard)`` of each shard (an
+    open ``.npz``; default: its rows, from a header), and their ``put(at, *arrays)`` takes
+    each shard's arrays ``fields`` in turn. Only one shard's arrays are held at a time."""
+    paths, counts = shard_files(dirs, max_shards), []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            counts.append(_header(z, fields[0])[0][0] if count is None else count(z))
+    out, at = make(counts), 0
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = [z[f] for f in fields]
+        out.put(at, *arrays)
+        at += len(arrays[0])
     return out

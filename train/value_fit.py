@@ -13,11 +13,12 @@ points the card the network prefers loses on average against the best card in th
 deal (0 is perfect play with every card known; no player can reach it while cards are
 hidden). On the CPU with torch; the result is plain arrays.
 
-The rows are read shard by shard into :class:`ValueData`, compact and exact: the flag
-columns of the canonical observation (every field before ``trick_points``: 0 or 1) as
-bits, the other input columns as float32, the centred targets as float32; each
-minibatch's inputs are unpacked when it is drawn. A row takes under 40% of the
-memory of the shards' float32 arrays, and no more than one shard is held as those.
+The rows are read shard by shard into :class:`ValueData`, compact and exact: the inputs
+(canonical observation, card features) as :class:`~.compact.CompactRows` (flags as bits,
+the other columns as one-byte codes), the card values as bytes (card points are whole
+numbers), the targets made from them for each minibatch when it is drawn. A row takes
+under 15% of the memory of the shards' float32 arrays, and no more than one shard is
+held as those.
 """
 
 from __future__ import annotations
@@ -32,12 +33,16 @@ from widderkopf_env.agents.solver import game_points
 from widderkopf_env.cards import NUM_CARDS, TOTAL_POINTS, TRICKS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
+from .compact import CHUNK, OBS_FLAGS, CompactRows
+
 __all__ = ["ValueData", "fit_values", "inputs", "load_value_rows", "targets"]
 
 _LEVEL = OFFSETS["crack_level"][0]
 _TRICKS_DONE = OFFSETS["tricks_done"][0]
 #: The canonical observation's columns before this one are flags (0 or 1), kept as bits.
-FLAGS = OFFSETS["trick_points"][0]
+FLAGS = OBS_FLAGS
+#: The byte of a card value that says the card is not legal.
+_NOT_LEGAL = 255
 
 
 def inputs(obs: np.ndarray, features: np.ndarray, chunk: int = 65536) -> np.ndarray:
@@ -52,18 +57,26 @@ def inputs(obs: np.ndarray, features: np.ndarray, chunk: int = 65536) -> np.ndar
 
 def targets(obs: np.ndarray, values: np.ndarray, game_weight: float = 0.0):
     """``(y, legal)`` in canonical card order: the centred values and the legal cards."""
-    v = values.astype(np.float32)
+    can = np.empty(values.shape, np.float32)
+    np.put_along_axis(can, ROLES[trump_of(obs)], values.astype(np.float32), axis=1)
+    return _centred(can, obs[:, _LEVEL:_LEVEL + 5].argmax(1), game_weight)
+
+
+#: Game points by crack level and card points (R18-R19).
+_GAME_POINTS = np.array([[game_points(x, lv) for x in range(TOTAL_POINTS + 1)]
+                         for lv in range(5)], np.float32)
+
+
+def _centred(can: np.ndarray, level: np.ndarray, game_weight: float):
+    """:func:`targets` from the values in canonical order (NaN: not legal) and the crack
+    levels, row by row."""
+    v = can
     if game_weight:
-        table = np.array([[game_points(x, lv) for x in range(TOTAL_POINTS + 1)]
-                          for lv in range(5)], np.float32)
-        level = obs[:, _LEVEL:_LEVEL + 5].argmax(1)
         xi = np.nan_to_num(v, nan=0.0).astype(np.int64).clip(0, TOTAL_POINTS)
-        v = v + game_weight * table[level[:, None], xi]
-    can = np.empty_like(v)
-    np.put_along_axis(can, ROLES[trump_of(obs)], v, axis=1)
-    legal = ~np.isnan(can)
-    mean = np.where(legal, can, 0.0).sum(1, keepdims=True) / legal.sum(1, keepdims=True)
-    return np.where(legal, can - mean, 0.0).astype(np.float32), legal
+        v = v + game_weight * _GAME_POINTS[level[:, None], xi]
+    legal = ~np.isnan(v)
+    mean = np.where(legal, v, 0.0).sum(1, keepdims=True) / legal.sum(1, keepdims=True)
+    return np.where(legal, v - mean, 0.0).astype(np.float32), legal
 
 
 def regret(pred: np.ndarray, y: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -74,44 +87,67 @@ def regret(pred: np.ndarray, y: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 class ValueData:
-    """The rows of a card-value fit, compact: ``bits`` (the flag columns of the canonical
-    observation, packed), ``dense`` (its other columns, then the card features), ``y``
-    and ``legal`` (:func:`targets` with ``game_weight``), ``left`` (tricks left) and
-    ``game``."""
+    """The rows of a card-value fit, compact: ``inputs`` (a :class:`~.compact.CompactRows`
+    of :func:`inputs`' columns), ``values`` (each card's value in canonical order, card
+    points as bytes, 255 where the card is not legal), ``level`` (the crack level),
+    ``left`` (tricks left) and ``game``; :meth:`x` and :meth:`labels` give a minibatch's
+    inputs and targets."""
 
     def __init__(self, rows: int, game_weight: float = 0.0):
         self.game_weight = game_weight
-        self.bits = np.zeros((rows, (FLAGS + 7) // 8), np.uint8)
-        self.dense = np.zeros((rows, OBS_SIZE - FLAGS + FEATURES), np.float32)
-        self.y = np.zeros((rows, NUM_CARDS), np.float32)
-        self.legal = np.zeros((rows, NUM_CARDS), bool)
+        self.inputs = CompactRows(rows, OBS_SIZE + FEATURES, FLAGS)
+        self.values = np.zeros((rows, NUM_CARDS), np.uint8)
+        self.level = np.zeros(rows, np.int8)
         self.left = np.zeros(rows, np.int8)
         self.game = np.zeros(rows, np.int64)
 
     def __len__(self) -> int:
         return len(self.game)
 
+    @property
+    def nbytes(self) -> int:
+        """The memory the rows take."""
+        return self.inputs.nbytes + sum(a.nbytes for a in (self.values, self.level,
+                                                           self.left, self.game))
+
     def put(self, at: int, obs, features, values, game) -> None:
-        """Rows ``at..`` from the arrays of a shard (``value_data.FIELDS``)."""
+        """Rows ``at..`` from the arrays of a shard (``value_data.FIELDS``), a few
+        thousand at a time."""
+        v = np.asarray(values, np.float32)
+        whole = np.isnan(v) | ((v == np.rint(v)) & (v >= 0) & (v <= TOTAL_POINTS + 1))
+        if not whole.all():
+            raise ValueError(f"card values must be whole card points 0..{TOTAL_POINTS + 1} "
+                             f"or NaN (not legal), got {float(v[~whole][0])!r}")
+        for i in range(0, len(obs), CHUNK):
+            self._put(at + i, *(a[i:i + CHUNK] for a in (obs, features, v, game)))
+
+    def _put(self, at: int, obs, features, values, game) -> None:
         end = at + len(obs)
-        x = to_canonical(np.asarray(obs, np.float32))
-        flags = x[:, :FLAGS]
-        if not np.isin(flags, (0.0, 1.0)).all():
-            raise ValueError(f"observation columns 0..{FLAGS - 1} must be 0 or 1 (flags); "
-                             "these shards do not come from this version's encoder")
-        self.bits[at:end] = np.packbits(flags.astype(np.uint8), axis=1)
-        self.dense[at:end, :OBS_SIZE - FLAGS] = x[:, FLAGS:]
-        self.dense[at:end, OBS_SIZE - FLAGS:] = features
-        self.y[at:end], self.legal[at:end] = targets(obs, values, self.game_weight)
+        x = np.empty((len(obs), OBS_SIZE + FEATURES), np.float32)
+        x[:, :OBS_SIZE] = to_canonical(np.asarray(obs, np.float32))
+        x[:, OBS_SIZE:] = features
+        try:
+            self.inputs.put(at, x)
+        except ValueError as err:
+            raise ValueError(f"{err}; these shards do not come from this version's "
+                             "encoder") from None
+        can = np.empty_like(values)
+        np.put_along_axis(can, ROLES[trump_of(obs)], values, axis=1)
+        self.values[at:end] = np.where(np.isnan(can), _NOT_LEGAL, can).astype(np.uint8)
+        self.level[at:end] = obs[:, _LEVEL:_LEVEL + 5].argmax(1)
         self.left[at:end] = np.rint(TRICKS - obs[:, _TRICKS_DONE] * TRICKS)
         self.game[at:end] = game
 
     def x(self, rows) -> np.ndarray:
         """The float32 inputs of ``rows``, as :func:`inputs` gives them."""
-        out = np.empty((len(rows), OBS_SIZE + FEATURES), np.float32)
-        out[:, :FLAGS] = np.unpackbits(self.bits[rows], axis=1, count=FLAGS)
-        out[:, FLAGS:] = self.dense[rows]
-        return out
+        return self.inputs.get(rows)
+
+    def labels(self, rows):
+        """``(y, legal)`` of ``rows``, as :func:`targets` gives them (with the data's
+        ``game_weight``)."""
+        v = self.values[np.asarray(rows)]
+        can = np.where(v == _NOT_LEGAL, np.float32(np.nan), v.astype(np.float32))
+        return _centred(can, self.level[np.asarray(rows)].astype(np.int64), self.game_weight)
 
     @classmethod
     def of(cls, data: dict, game_weight: float = 0.0, chunk: int = 65536) -> ValueData:
@@ -125,19 +161,10 @@ class ValueData:
 def load_value_rows(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
     """The value shards of the folders ``dirs`` (``distill_data.load_shards``'s choice),
     read one at a time into a :class:`ValueData`."""
-    from .distill_data import shard_files
+    from .distill_data import read_shards
 
-    paths = shard_files(dirs, max_shards)
-    sizes = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            sizes.append(len(z["game"]))
-    out, at = ValueData(sum(sizes), game_weight), 0
-    for path, size in zip(paths, sizes, strict=True):
-        with np.load(path, allow_pickle=False) as z:
-            out.put(at, z["obs"], z["features"], z["values"], z["game"])
-        at += size
-    return out
+    return read_shards(dirs, max_shards, ("obs", "features", "values", "game"),
+                       lambda counts: ValueData(sum(counts), game_weight))
 
 
 def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
@@ -167,8 +194,7 @@ def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
                         f"their arrays, got {type(data).__name__}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    y_np, legal_np, left = rows.y, rows.legal, rows.left
-    y, legal = torch.as_tensor(y_np), torch.as_tensor(legal_np)
+    left = rows.left
     games = np.unique(rows.game)
     held = rng.choice(games, max(1, len(games) // 20), replace=False)
     is_val = np.isin(rows.game, held)
@@ -181,14 +207,15 @@ def fit_values(data, hidden=(512, 512, 256), epochs: int = 12, batch: int = 512,
         start(linear_layers(body, head), init)
 
     def batch_loss(j):
-        m = legal[j]
-        return ((model(torch.as_tensor(rows.x(j.numpy()))) - y[j]) ** 2 * m).sum() / m.sum()
+        j = j.numpy()
+        y, m = (torch.as_tensor(a) for a in rows.labels(j))
+        return ((model(torch.as_tensor(rows.x(j))) - y) ** 2 * m).sum() / m.sum()
 
     def held_out():
         with torch.no_grad():
             pred = np.concatenate([model(torch.as_tensor(rows.x(val[i:i + 8192]))).numpy()
                                    for i in range(0, len(val), 8192)])
-        r = regret(pred, y_np[val], legal_np[val])
+        r = regret(pred, *rows.labels(val))
         by_left = " ".join(f"{k}:{r[left[val] == k].mean():.2f}"
                            for k in range(1, TRICKS + 1) if (left[val] == k).any())
         return r.mean(), (f"held-out regret {r.mean():.3f} points per decision (by tricks "

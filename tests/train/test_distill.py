@@ -82,6 +82,50 @@ def test_targets_mix_the_move_with_the_scores():
     assert y[1, ESCALATE] == 1.0 and y[2, PASS] == 1.0
 
 
+def test_policy_rows_hold_the_shards_compactly_and_give_their_arrays(shards, tmp_path):
+    """The fit's rows (read shard by shard) give the shards' arrays bit for bit, in any
+    order, and each batch's targets are those rows' of the whole data's."""
+    out, n = shards
+    data = load_shards(out)
+    rows = distill.load_policy_rows(out)
+    assert len(rows) == n
+    for pick in (np.arange(n), np.array([n - 1, 0, 3, 3])):
+        got = rows.batch(pick)
+        for f in ("obs", "mask", "action", "values"):
+            np.testing.assert_array_equal(got[f], data[f][pick])  # NaN where NaN
+            assert got[f].dtype == data[f].dtype
+        np.testing.assert_array_equal(distill.targets(got, 4.0, 0.5),
+                                      distill.targets(data, 4.0, 0.5)[pick])
+    in_memory = distill.PolicyRows.of(data, chunk=7).batch(np.arange(n))
+    for f, a in rows.batch(np.arange(n)).items():
+        np.testing.assert_array_equal(a, in_memory[f])
+    # a row: 76 bytes of observation, the mask, the action, an index; the expert's scores
+    # only where it gave any (PIMC here; the heuristic expert gives none)
+    scored = int((~np.isnan(data["values"]).all(1)).sum())
+    assert 0 < scored <= n
+    assert rows.nbytes - distill.PolicyRows(0, 0).nbytes == n * (76 + 42 + 2 + 4) + \
+        scored * 4 * NUM_ACTIONS
+    heuristic = tmp_path / "heuristic"
+    m = generate(heuristic, shards=1, seed=5, matches=1, expert="heuristic",
+                 log=lambda *_: None)
+    plain = distill.load_policy_rows(heuristic)
+    arrays = sum(a.nbytes for a in load_shards(heuristic).values())
+    assert plain.nbytes - distill.PolicyRows(0, 0).nbytes == m * (76 + 42 + 2 + 4)
+    assert 15 * m * (76 + 42 + 2 + 4) < arrays
+
+
+def test_the_fit_is_the_same_from_folders_and_from_arrays(shards):
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    out, _ = shards
+    quiet = {"hidden": (16,), "epochs": 2, "batch": 32, "log": lambda *_: None}
+    a = distill.train(distill.load_policy_rows(out), **quiet)
+    b = distill.train(load_shards(out), **quiet)
+    for (wa, ba), (wb, bb) in zip(a["layers"], b["layers"], strict=True):
+        np.testing.assert_array_equal(wa, wb)
+        np.testing.assert_array_equal(ba, bb)
+
+
 def test_train_export_and_play_end_to_end(shards, tmp_path, capsys):
     out, _ = shards
     net = tmp_path / "net.npz"

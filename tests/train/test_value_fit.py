@@ -1,5 +1,5 @@
 """The card-value fit's compact rows (train/value_fit.py): read shard by shard, the same
-inputs and targets as the float32 arrays give, the same fit."""
+inputs and targets as the float32 arrays give (bit for bit, any rows), the same fit."""
 
 from __future__ import annotations
 
@@ -35,24 +35,34 @@ def test_compact_rows_give_the_inputs_and_targets_of_the_arrays(shards):
         everything = np.arange(n)
         np.testing.assert_array_equal(rows.x(everything), inputs(data["obs"], data["features"]))
         y, legal = targets(data["obs"], data["values"], weight)
-        np.testing.assert_array_equal(rows.y, y)
-        np.testing.assert_array_equal(rows.legal, legal)
+        got_y, got_legal = rows.labels(everything)
+        np.testing.assert_array_equal(got_y, y)
+        np.testing.assert_array_equal(got_legal, legal)
         np.testing.assert_array_equal(rows.game, data["game"])
         some = np.array([n - 1, 0, n // 2, 0])  # any order, repeats included
         np.testing.assert_array_equal(rows.x(some), rows.x(everything)[some])
+        for got, want in zip(rows.labels(some), (y[some], legal[some]), strict=True):
+            np.testing.assert_array_equal(got, want)
     left = rows.left
     assert left.min() >= 1 and left.max() == 14
-    # a row costs 40% of the float32 arrays' bytes or less
-    compact = sum(a.nbytes for a in (rows.bits, rows.dense, rows.y, rows.legal, rows.left,
-                                     rows.game))
-    assert 5 * compact < 2 * sum(data[f].nbytes for f in FIELDS)
+    # a row: 67 bytes of flags, 247 codes, 36 card values, level, tricks left, game id;
+    # under a ninth of the shards' float32 arrays (the columns' tables aside, a fixed cost)
+    per_row = (rows.nbytes - ValueData(0).nbytes) / n
+    assert per_row == 67 + 247 + 36 + 1 + 1 + 8
+    assert 9 * per_row < sum(data[f].nbytes for f in FIELDS) / n
 
 
-def test_shards_read_one_by_one_equal_the_arrays_in_memory(shards):
+def test_shards_read_one_by_one_equal_the_arrays_in_memory(shards, monkeypatch):
+    from widderkopf_env.train import value_fit
+
     data = load_shards(shards, max_shards=2, fields=FIELDS)
-    streamed, in_memory = load_value_rows(shards, max_shards=2), ValueData.of(data, chunk=7)
-    for f in ("bits", "dense", "y", "legal", "left", "game"):
+    in_memory = ValueData.of(data, chunk=7)
+    monkeypatch.setattr(value_fit, "CHUNK", 5)  # a shard's rows put a few at a time
+    streamed = load_value_rows(shards, max_shards=2)
+    for f in ("values", "level", "left", "game"):
         np.testing.assert_array_equal(getattr(streamed, f), getattr(in_memory, f))
+    everything = np.arange(len(streamed))
+    np.testing.assert_array_equal(streamed.x(everything), in_memory.x(everything))
 
 
 def test_the_fit_is_the_same_from_folders_and_from_arrays(shards):
@@ -78,7 +88,13 @@ def test_bad_data_is_refused_with_the_reason(shards):
     data = load_shards(shards, fields=FIELDS)
     data["obs"] = data["obs"].copy()
     data["obs"][3, FLAGS - 1] = 0.5  # the last flag column (tiebreak) half set
-    with pytest.raises(ValueError, match="must be 0 or 1"):
+    with pytest.raises(ValueError, match="column 530 must be 0 or 1 .*this version's encoder"):
+        ValueData.of(data)
+    data = load_shards(shards, fields=FIELDS)
+    legal = np.flatnonzero(~np.isnan(data["values"][2]))[0]
+    data["values"][2, legal] = 3.5  # card points are whole numbers
+    with pytest.raises(ValueError, match=r"card values must be whole card points 0..122 or "
+                                         r"NaN \(not legal\), got 3.5"):
         ValueData.of(data)
 
 
