@@ -55,19 +55,25 @@ static void check_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     }
 }
 
-/* every move of games ix (NULL: 0..k-1) legal and every state in range, checked before
- * anything changes, on `threads` threads (bad: k bytes of scratch); -1 with a ValueError
- * naming the first game that is not */
-static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts,
-                       Py_ssize_t k, int threads, uint8_t *bad) {
-    if (k <= 0) return 0;
+/* the first of games ix (NULL: 0..k-1) whose move is not legal or whose state is out of
+ * range, checked on `threads` threads (bad: k bytes of scratch); -1 when there is none */
+static Py_ssize_t first_bad_move(const wk_batch *b, const int64_t *ix, const int64_t *acts,
+                                 Py_ssize_t k, int threads, uint8_t *bad) {
+    if (k <= 0) return -1;
     check_ctx c = {b, ix, acts, bad};
     Py_BEGIN_ALLOW_THREADS
     wk_parallel_for(threads, k, check_slice, &c);
     Py_END_ALLOW_THREADS
     const uint8_t *first = (const uint8_t *)memchr(bad, 1, (size_t)k);
-    if (first == NULL) return 0;
-    Py_ssize_t r = first - bad;
+    return first == NULL ? -1 : first - bad;
+}
+
+/* every move of games ix legal and every state in range, checked before anything
+ * changes (first_bad_move); -1 with a ValueError naming the first game that is not */
+static int check_moves(const wk_batch *b, const int64_t *ix, const int64_t *acts,
+                       Py_ssize_t k, int threads, uint8_t *bad) {
+    Py_ssize_t r = first_bad_move(b, ix, acts, k, threads, bad);
+    if (r < 0) return 0;
     if (acts[r] < 0 || acts[r] >= WK_ACTIONS)
         PyErr_Format(PyExc_ValueError, "action %lld out of range 0..41", (long long)acts[r]);
     else
@@ -471,14 +477,7 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         err = 1;
     }
-    int illegal = 0;
-    if (!err) {
-        check_ctx cc = {&bb.b, NULL, acts, scratch};
-        Py_BEGIN_ALLOW_THREADS
-        wk_parallel_for((int)threads, n, check_slice, &cc);
-        Py_END_ALLOW_THREADS
-        illegal = memchr(scratch, 1, (size_t)n) != NULL;
-    }
+    int illegal = !err && first_bad_move(&bb.b, NULL, acts, n, (int)threads, scratch) >= 0;
     if (!err && !illegal) {
         play_ctx j = {&bb.b, acts, (const int64_t *)v[14].buf,
                       is_f32 ? (float *)v[1].buf : NULL, is_f32 ? (float *)v[3].buf : NULL,

@@ -26,10 +26,11 @@ from .encode import encode
 
 @dataclass
 class Moved:
-    """What one fused step returns besides the observations, all fresh arrays (N,):
-    ``reward`` (the mover's), ``rewards`` (N, 2) per seat, ``terminated``, ``hand_over``
-    (a hand ended), ``mover`` (who moved), ``final_obs`` (rows of the ended games: their
-    last observations, the movers', as over)."""
+    """What one fused step returns besides the observations, all fresh arrays:
+    ``reward`` (N,: the mover's), ``rewards`` (N, 2) per seat, ``terminated``,
+    ``hand_over`` (a hand ended), ``mover`` (who moved), ``ended`` (the indices of the
+    terminated games) and ``final_obs`` (one row per ended game: its last observation,
+    the mover's, as over)."""
 
     reward: np.ndarray
     rewards: np.ndarray
