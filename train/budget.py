@@ -18,21 +18,16 @@ even for the floors is refused, naming the smallest that fits this computer.
 from __future__ import annotations
 
 import math
-import tempfile
-import time
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
-
-import numpy as np
 
 from widderkopf_env.cli import UsageError
-from widderkopf_env.seeding import derive_seed
 
+from .calibration import Calibration, block_key, calibrate, retimed
 from .recipe import Recipe, ValueBlock
 from .run_folder import RunFolderError
 
-__all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
-           "run_plan", "second_round"]
+__all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds", "retimed",
+           "resize_round", "run_plan"]
 
 #: The largest budget taken, in minutes (a week).
 MAX_MINUTES = 7 * 24 * 60.0
@@ -48,6 +43,11 @@ MIN_PAIRS = {"curve_pairs": 50, "final_pairs": 200, "ladder_pairs": 50}
 SECOND_ROUND = 4.0
 #: Seconds of fixed cost per stage (starting processes, reading and writing files).
 STAGE_OVERHEAD = 2.0
+#: What each process after the first adds to a data stage's or evaluation's speed, in
+#: those of the first (the processes share memory bandwidth and the main process).
+PARALLEL = 0.85
+#: The planned stages in the order they run.
+STAGE_ORDER = ("clone", "values", "fit", "values2", "fit2", "evaluate")
 
 
 class BudgetTooSmall(UsageError):
@@ -59,33 +59,6 @@ class BudgetTooSmall(UsageError):
     def __init__(self, message: str, need: float = 0.0):
         super().__init__(message)
         self.need = need
-
-
-def block_key(block: ValueBlock) -> str:
-    """The key of a value block's figures: its tricks and exact depth."""
-    return f"{block.lo}-{block.hi}/{block.exact}"
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Figures measured on one process: seconds per clone match (``clone_match``), the
-    positions a match gives (``clone_rows``), clone-fit seconds per position and epoch
-    (``clone_row``); per value block (:func:`block_key`) seconds per game
-    (``value_game``) and positions per game (``value_rows``); value-fit seconds per
-    position and epoch (``value_row``); seconds per duplicate pair against each of the
-    heuristic and ``net`` (``pair``); the calibration's own seconds (``seconds``)."""
-
-    clone_match: float
-    clone_rows: float
-    clone_row: float
-    value_game: dict
-    value_rows: dict
-    value_row: float
-    pair: float
-    seconds: float
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -139,13 +112,30 @@ class Plan:
                 "planned_seconds": round(sum(self.seconds.values()) if self.end is None
                                          else self.end, 1), "stages": rows}
 
+    def first_round(self, actual: dict, elapsed: float, workers: int,
+                    cal: Calibration | None = None) -> dict:
+        """The value data re-sized after the clone stage (``actual``: its seconds;
+        ``elapsed``: the run's seconds so far; ``cal``: the calibration with its value
+        games timed again, :func:`~.calibration.retimed`): ``values`` and ``values2``
+        scaled alike (within ``1/SECOND_ROUND`` .. ``SECOND_ROUND`` times the plan's,
+        never under the floor) so that the rest ends within the budget. Kept in the
+        plan's dict under ``first_round``, with the re-timed figures."""
+        del actual  # the clone's error says little of the other stages'; elapsed holds it
+        cal = self.calibration if cal is None else cal
+        rounds = 2 + bool(self.recipe.values2)
+        out = self._resized(("values", "values2"), cal, elapsed, workers,
+                            curve=(rounds - 1) / rounds)
+        return out | {"calibration": {k: getattr(cal, k)
+                                      for k in ("value_game", "value_rows", "shard")}}
+
     def second_round(self, actual: dict, elapsed: float, workers: int) -> dict:
-        """The second round re-sized from what the first took (``actual``: seconds of ``clone``, ``values`` and ``fit``; ``elapsed``:
-        the run's seconds so far): the calibration's figures corrected by the ratio of
-        actual to planned seconds, ``values2`` scaled (within ``1/SECOND_ROUND`` ..
-        ``SECOND_ROUND`` times the plan's, never under the floor) to end within the
-        budget. Kept in the plan's dict under ``second_round``."""
-        r, cal = self.recipe, self.calibration
+        """The second round re-sized from what the first took (``actual``: seconds of
+        ``clone``, ``values`` and ``fit``; ``elapsed``: the run's seconds so far): the
+        calibration's figures corrected by the ratio of actual to planned seconds,
+        ``values2`` scaled (within ``1/SECOND_ROUND`` .. ``SECOND_ROUND`` times the plan's,
+        never under the floor) to end within the budget. Kept in the plan's dict under
+        ``second_round``."""
+        cal = self.calibration
 
         def ratio(stages):
             got = sum(actual[s] for s in stages) / max(sum(self.seconds[s] for s in stages),
@@ -154,43 +144,59 @@ class Plan:
 
         rv, rf = ratio(["values"]), ratio(["fit"])
         fixed = replace(cal, value_game={k: v * rv for k, v in cal.value_game.items()},
-                        value_row=cal.value_row * rf,
+                        value_row=cal.value_row * rf, value_load=cal.value_load * rf,
                         pair=cal.pair * ratio(["clone", "values", "fit"]))
-        room = self.minutes * 60 * FILL - elapsed
+        return self._resized(("values2",), fixed, elapsed, workers, curve=1 / 3)
 
-        def second(j):
-            blocks = tuple(ValueBlock(*_scaled(b.shards, b.games, j, workers), b.lo, b.hi,
-                                      b.exact) for b in r.values2)
-            sec = planned_seconds(replace(r, values2=blocks), fixed, workers)
-            return blocks, {"values2": sec["values2"], "fit2": sec["fit2"],
-                            "evaluate": sec["evaluate"], "curve": sec["curve"] / 3}
+    def _resized(self, names: tuple, cal: Calibration, elapsed: float, workers: int,
+                 curve: float) -> dict:
+        """The value blocks ``names`` scaled by the largest factor (``1/SECOND_ROUND`` ..
+        ``SECOND_ROUND``, never under the floor) whose stages from the first of them on
+        (and ``curve`` of the curve's seconds) fit the budget's rest after ``elapsed``."""
+        r = self.recipe
+        room = self.minutes * 60 * FILL - elapsed
+        later = STAGE_ORDER[STAGE_ORDER.index(names[0]):]
+
+        def sized_by(j):
+            blocks = {n: tuple(ValueBlock(*_scaled(b.shards, b.games, j, workers), b.lo, b.hi,
+                                          b.exact) for b in getattr(r, n)) for n in names}
+            sec = planned_seconds(replace(r, **blocks), cal, workers)
+            return blocks, {s: sec[s] for s in later if s in sec} | {"curve": sec["curve"]
+                                                                      * curve}
 
         lo = min(MIN_SCALE / self.scale, 1.0)
         hi = max(lo, SECOND_ROUND)
-        if sum(second(lo)[1].values()) <= room:
+        if sum(sized_by(lo)[1].values()) <= room:
             for _ in range(40):
                 mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if sum(second(mid)[1].values()) <= room else (lo, mid)
-        blocks, sec = second(lo)
-        return {"factor": round(lo, 4), "values2": [list(b) for b in blocks],
-                "seconds": {"values2": round(sec["values2"], 1), "fit2": round(sec["fit2"], 1)},
-                "end": round(elapsed + sum(sec.values()), 1)}
+                lo, hi = (mid, hi) if sum(sized_by(mid)[1].values()) <= room else (lo, mid)
+        blocks, sec = sized_by(lo)
+        return {"factor": round(lo, 4)} | {n: [list(b) for b in blocks[n]] for n in names} | {
+            "seconds": {s: round(v, 1) for s, v in sec.items() if s in names or s in (
+                "fit", "fit2")}, "end": round(elapsed + sum(sec.values()), 1)}
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
         r = dict(data["recipe"])  # value blocks become records in Recipe itself
         for name in ("net_arch", "value_arch"):
             r[name] = tuple(r[name])
-        seconds, second = dict(data["seconds"]), data.get("second_round")
-        if second:  # re-sized after the first round
-            r["values2"] = tuple(tuple(b) for b in second["values2"])
-            seconds |= second["seconds"]
-        return cls(data["minutes"], data["scale"], Recipe(**r), seconds,
-                   Calibration(**data["calibration"]), second["end"] if second else None)
+        seconds, scale, end = dict(data["seconds"]), data["scale"], None
+        cal = Calibration(**data["calibration"])
+        for name in ("first_round", "second_round"):  # re-sized before each round
+            again = data.get(name)
+            if again:
+                cal = replace(cal, **again.get("calibration", {}))
+                for blocks in ("values", "values2"):
+                    if blocks in again:
+                        r[blocks] = tuple(tuple(b) for b in again[blocks])
+                seconds |= again["seconds"]
+                scale, end = scale * again["factor"], again["end"]
+        return cls(data["minutes"], scale, Recipe(**r), seconds, cal, end)
 
 
-def _parallel(n: int, workers: int) -> int:
-    return max(1, min(n, workers))
+def _parallel(n: int, workers: int) -> float:
+    """The speed of ``n`` tasks on ``workers`` processes, in those of one process."""
+    return 1.0 + PARALLEL * (max(1, min(n, workers)) - 1)
 
 
 def _rows(blocks, cal: Calibration) -> float:
@@ -204,20 +210,22 @@ def planned_seconds(r: Recipe, cal: Calibration, workers: int) -> dict:
         raise ValueError("a time budget plans recipes without a PPO stage; run this one "
                          "with its fixed sizes (--minutes 0)")
     matches = r.clone_shards * r.clone_matches
-    out = {"clone": matches * cal.clone_match / _parallel(r.clone_shards, workers)
-           + matches * cal.clone_rows * r.clone_epochs * cal.clone_row}
+    out = {"clone": (matches * cal.clone_match + r.clone_shards * cal.shard)
+           / _parallel(r.clone_shards, workers)
+           + matches * cal.clone_rows * (cal.clone_load + r.clone_epochs * cal.clone_row)}
 
     def data(blocks):
-        return sum(b.shards * b.games * cal.value_game[block_key(b)]
+        return sum(b.shards * (b.games * cal.value_game[block_key(b)] + cal.shard)
                    / _parallel(b.shards, workers) for b in blocks)
 
     rows1 = _rows(r.values, cal)
     out["values"] = data(r.values)
-    out["fit"] = rows1 * r.value_epochs * cal.value_row
+    out["fit"] = rows1 * (cal.value_load + r.value_epochs * cal.value_row)
     if r.values2:
         out["values2"] = data(r.values2)
-        out["fit2"] = (rows1 + _rows(r.values2, cal)) * r.value_epochs2 * cal.value_row
-    pair = cal.pair / max(1, workers)
+        out["fit2"] = ((rows1 + _rows(r.values2, cal))
+                       * (cal.value_load + r.value_epochs2 * cal.value_row))
+    pair = cal.pair / _parallel(workers, workers)
     out["evaluate"] = (2 * r.final_pairs + 3 * r.ladder_pairs) * pair
     out = {k: v + STAGE_OVERHEAD for k, v in out.items()}
     out["curve"] = (2 + bool(r.values2)) * 2 * r.curve_pairs * pair
@@ -298,98 +306,23 @@ def run_plan(saved: dict | None, recipe: Recipe, seed: int, workers: int, minute
     return plan(recipe, calibrate(recipe, seed, log), minutes, workers)
 
 
-def second_round(state, p: Plan, workers: int, log) -> Plan:
-    """The plan of a run (``state``: its :class:`~.recipe.RunState`) before its second
-    round: re-sized once from what the first round took
-    (:meth:`Plan.second_round`), saved, and kept when the run goes on."""
+def resize_round(state, p: Plan, name: str, workers: int, log, policy=None) -> Plan:
+    """The plan of a run (``state``: its :class:`~.recipe.RunState`) before a round of
+    value data (``name``: ``first_round`` after the clone stage, its value games timed
+    again as ``policy`` plays them; ``second_round`` after the first fit): re-sized once
+    from what the stages before it took (:meth:`Plan.first_round`,
+    :meth:`Plan.second_round`), saved, and kept when the run goes on."""
     data = state.data
-    if "second_round" not in data["plan"]:
-        actual = {s: data["stages"][s]["seconds"] for s in ("clone", "values", "fit")}
-        data["plan"]["second_round"] = p.second_round(actual, state.clock(), workers)
+    if name not in data["plan"]:
+        if name == "first_round":
+            cal = p.calibration if policy is None else retimed(
+                p.calibration, p.recipe, policy, data["seed"])
+            data["plan"][name] = p.first_round({"clone": data["stages"]["clone"]["seconds"]},
+                                               state.clock(), workers, cal)
+        else:
+            actual = {s: data["stages"][s]["seconds"] for s in ("clone", "values", "fit")}
+            data["plan"][name] = p.second_round(actual, state.clock(), workers)
         state.save()
-        log(f"second round: x{data['plan']['second_round']['factor']:.3f} of the plan")
+        log(f"{name.replace('_', ' ')}: value data x{data['plan'][name]['factor']:.3f} "
+            "of the plan")
     return Plan.from_dict(data["plan"])
-
-
-def _tiled(arrays: dict, rows: int) -> dict:
-    """The arrays repeated to at least ``rows`` rows (for timing a fit's steps)."""
-    n = len(next(iter(arrays.values())))
-    reps = max(1, -(-rows // max(n, 1)))
-    return {k: np.concatenate([v] * reps) for k, v in arrays.items()}
-
-
-def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
-    """Time small pieces of ``recipe``'s stages on this computer, on one process, in a
-    temporary folder (a few seconds; see :class:`Calibration`)."""
-    from widderkopf_env.agents.arena import run_duplicate
-    from widderkopf_env.agents.network_file import save_policy
-
-    from . import value_data
-    from .distill_cli import (
-        DistillGenerateSettings,
-        DistillTrainSettings,
-        fit_policy,
-        generate_shards,
-    )
-    from .distill_data import load_shards
-    from .value_cli import ValueDataSettings, value_shards
-    from .value_fit import fit_values
-
-    def quiet(_msg: str) -> None:
-        pass
-
-    def marginal(make, folder: Path, few: int, more: int) -> float:
-        """Seconds per game of ``make(folder, games)``: the time of ``more`` games less
-        that of ``few`` (a call's fixed costs, counted per stage, left out), per game."""
-        t = time.perf_counter()
-        make(folder.with_name(folder.name + "-few"), few)
-        t_few = time.perf_counter() - t
-        t = time.perf_counter()
-        make(folder, more)
-        t_more = time.perf_counter() - t
-        return max((t_more - t_few) / (more - few), 0.25 * t_more / more)
-
-    start = time.perf_counter()
-    small = derive_seed(seed, "recipe", "calibration") % 1_000_000
-    with tempfile.TemporaryDirectory(prefix="widderkopf-calibration-") as tmp:
-        tmp = Path(tmp)
-        clone_match = marginal(lambda out, n: generate_shards(DistillGenerateSettings(
-            out=out, shards=1, seed=small, matches=n, workers=1, expert="heuristic",
-            mix=(1.0 - recipe.clone_random, 0.0, recipe.clone_random)), log=quiet),
-            tmp / "clone", 1, 3)
-        clone = load_shards([tmp / "clone"])
-        clone_rows = len(clone["action"]) / 3
-        big = _tiled(clone, 4 * recipe.clone_batch_size)
-        fit = DistillTrainSettings(
-            data=[tmp / "clone"], out=tmp / "p.npz", net_arch=list(recipe.net_arch),
-            epochs=1, batch_size=recipe.clone_batch_size, soft=recipe.clone_soft, seed=small)
-        fit_policy(replace(fit, batch_size=64), data=clone, log=quiet)  # torch's first steps
-        t = time.perf_counter()
-        weights = fit_policy(fit, data=big, log=quiet)
-        clone_row = (time.perf_counter() - t) / len(big["action"])
-        save_policy(weights, tmp / "p.npz")  # the clone's stand-in plays the value games
-        value_game, value_rows, games = {}, {}, 3
-        for i, b in enumerate(dict.fromkeys(recipe.values + recipe.values2)):
-            folder = tmp / f"values{i}"
-            value_game[block_key(b)] = marginal(
-                lambda out, n, b=b: value_shards(ValueDataSettings(
-                    out=out, shards=1, seed=small, games=n, tricks=[b.lo, b.hi],
-                    policy=str(tmp / "p.npz"), random_moves=recipe.value_random,
-                    exact_tricks=b.exact, workers=1), log=quiet), folder, 1, games)
-            value_rows[block_key(b)] = len(load_shards(folder, fields=("game",))["game"]) / games
-        rows = load_shards([tmp / f"values{i}" for i in range(len(value_game))],
-                           fields=value_data.FIELDS)
-        big = _tiled(rows, 4096)
-        big["game"] = np.arange(len(big["game"]))  # distinct games: a held-out share
-        t = time.perf_counter()
-        fit_values(big, recipe.value_arch, epochs=1, seed=small, log=quiet)
-        value_row = (time.perf_counter() - t) / len(big["game"])
-        t = time.perf_counter()
-        for opp in ("heuristic", "net"):
-            run_duplicate("net", opp, 2, seed=small, workers=1, progress=False)
-        pair = (time.perf_counter() - t) / 4
-    cal = Calibration(clone_match, clone_rows, clone_row, value_game, value_rows, value_row,
-                      pair, time.perf_counter() - start)
-    if log is not None:
-        log(f"calibration: {cal.seconds:.1f} s")
-    return cal

@@ -183,8 +183,10 @@ class Pipeline:
             for stage in self.stages:
                 self.bar.stage(stage, base)
                 if not state.done(stage):
+                    if stage == "values" and self.plan is not None:
+                        self._resize("first_round", self.policy_file())
                     if stage == "values2" and self.plan is not None:
-                        self._second_round()
+                        self._resize("second_round")
                     self.log(f"stage {stage}")
                     started = state.clock()
                     getattr(self, f"_{stage}")(started)
@@ -200,10 +202,10 @@ class Pipeline:
             self.bar.close()
             self._logfile.close()
 
-    def _second_round(self) -> None:
-        from .budget import second_round
+    def _resize(self, name: str, policy: Path | None = None) -> None:
+        from .budget import resize_round
 
-        self.plan = second_round(self.state, self.plan, self.workers, self.log)
+        self.plan = resize_round(self.state, self.plan, name, self.workers, self.log, policy)
         self.r = self.plan.recipe
 
     def path(self, *parts) -> Path:

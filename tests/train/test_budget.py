@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 from helpers import usage_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from widderkopf_env.agents.shipped import NET_FILE
 from widderkopf_env.train import budget, recipe_run, train_cli
 from widderkopf_env.train.budget import BudgetTooSmall, Calibration, Plan, plan
 from widderkopf_env.train.recipe import RECIPES, Recipe
@@ -127,6 +129,50 @@ def test_the_second_round_is_resized_from_what_the_first_took():
     again = Plan.from_dict(p.as_dict() | {"second_round": slower})
     assert [list(b) for b in again.recipe.values2] == slower["values2"]
     assert again.recipe.values == p.recipe.values
+
+
+@pytest.mark.parametrize("recipe", [DEMO, NET], ids=["demo", "net"])
+def test_the_value_data_is_resized_from_what_the_clone_took(recipe):
+    minutes, workers = recipe.minutes, 2
+    p = plan(recipe, machine(1.0), minutes, workers)
+    points = 2 + bool(recipe.values2)
+
+    def after_clone(x):  # the clone (and the calibration, its curve point) took x times
+        return p.first_round({"clone": x * p.seconds["clone"]}, x * (
+            p.seconds["calibration"] + p.seconds["clone"] + p.seconds["curve"] / points),
+            workers)
+
+    as_planned, slower, faster = after_clone(1.0), after_clone(1.25), after_clone(0.5)
+    assert as_planned["factor"] == pytest.approx(1.0, abs=0.05)
+    assert faster["factor"] > 1.0 > slower["factor"] > budget.MIN_SCALE / p.scale
+
+    def games(record):
+        return sum(s * g for s, g, *_ in record["values"] + record.get("values2", []))
+
+    assert games(faster) > games(as_planned) > games(slower)
+    for record in (slower, as_planned, faster):  # the rest planned within the budget
+        assert record["end"] <= minutes * 60 * budget.FILL + 1
+        assert set(record["seconds"]) == ({"values", "fit", "values2", "fit2"}
+                                          if recipe.values2 else {"values", "fit"})
+    again = Plan.from_dict(p.as_dict() | {"first_round": faster})
+    assert [list(b) for b in again.recipe.values] == faster["values"]
+    assert again.recipe.clone_shards == p.recipe.clone_shards
+    assert again.scale == pytest.approx(p.scale * faster["factor"], rel=1e-3)
+    assert again.seconds["values"] == faster["seconds"]["values"] and again.end == faster["end"]
+    quicker = {k: v / 2 for k, v in p.calibration.value_game.items()}  # timed again
+    retimed = p.first_round({"clone": p.seconds["clone"]}, p.seconds["calibration"]
+                            + p.seconds["clone"] + p.seconds["curve"] / points, workers,
+                            replace(p.calibration, value_game=quicker))
+    assert games(retimed) > games(as_planned)
+    assert Plan.from_dict(p.as_dict() | {"first_round": retimed}).calibration.value_game \
+        == quicker
+    if recipe.values2:  # the second round starts from the first's sizes
+        second = again.second_round({s: again.seconds[s] for s in ("clone", "values", "fit")},
+                                    faster["end"] - sum(again.seconds[s] for s in (
+                                        "values2", "fit2", "evaluate")), workers)
+        both = Plan.from_dict(p.as_dict() | {"first_round": faster, "second_round": second})
+        assert both.recipe.values == again.recipe.values
+        assert [list(b) for b in both.recipe.values2] == second["values2"]
 
 
 def test_a_plan_survives_its_json():
@@ -280,4 +326,9 @@ def test_the_calibration_times_every_stage_of_the_recipe():
     figures = [cal.clone_match, cal.clone_rows, cal.clone_row, cal.value_row, cal.pair,
                *cal.value_game.values(), *cal.value_rows.values()]
     assert all(math.isfinite(x) and x > 0 for x in figures)
+    assert cal.clone_load >= 0 and cal.value_load >= 0 and cal.shard >= 0  # fixed costs
+    again = budget.retimed(cal, TINY, NET_FILE, seed=2)  # played by the shipped net
+    assert set(again.value_game) == {"1-4/12"} and again.value_game != cal.value_game
+    assert all(x > 0 for x in (*again.value_game.values(), *again.value_rows.values()))
+    assert again.clone_row == cal.clone_row and again.seconds > cal.seconds
     assert cal.seconds >= cal.clone_match * 2 + cal.pair * 4
