@@ -1,18 +1,20 @@
 """A recipe sized in minutes: ``widderkopf-train --recipe net --minutes 60``.
 
-    cal = calibrate(RECIPES["net"], workers=2)         # a few seconds on this computer
+    cal = calibrate(RECIPES["net"])                    # seconds, on this computer
     p = plan(RECIPES["net"], cal, minutes=60, workers=2)
     p.recipe                                           # the recipe with its planned sizes
     p.seconds                                          # the planned seconds of each stage
 
-:func:`calibrate` times small pieces of every stage on the machine it runs on: clone
-matches and a clone fit, a few games of each value block, value-fit steps, duplicate
-pairs. :func:`plan` (a pure function of those figures) scales the recipe's data (clone
+:func:`calibrate` (:mod:`.calibration`) times small pieces of every stage on the machine
+it runs on: clone matches and the clone fit, games of each value block, the value fit,
+duplicate pairs. :func:`plan` (a pure function of those figures) scales the recipe's data (clone
 matches, each value block's games, in the proportions of the recipe) so that the whole
 run, calibration and evaluation included, is planned to end within the budget and to
 use it: a faster machine gets more data. Epochs and evaluation pairs are kept, the pairs
 scaled down only when the budget is too small for the data's floor; a budget too small
-even for the floors is refused, naming the smallest that fits this computer.
+even for the floors is refused, naming the smallest that fits this computer. A run
+re-sizes its value data once after the clone stage and once before a second round
+(:func:`resize_round`), from the time it has taken.
 """
 
 from __future__ import annotations
