@@ -41,6 +41,9 @@ MIN_SCALE = 0.1
 MAX_SCALE = 1000.0
 #: The fewest evaluation pairs a plan keeps (or the recipe's, when fewer).
 MIN_PAIRS = {"curve_pairs": 50, "final_pairs": 200, "ladder_pairs": 50}
+#: The share of the rest a re-sizing keeps to spare (a stage can take that much longer
+#: than planned: the same piece timed twice differs by up to that much).
+SPARE = 0.15
 #: The most the second round is re-sized by, up or down, after the first round.
 SECOND_ROUND = 4.0
 #: Seconds of fixed cost per stage (starting processes, reading and writing files).
@@ -154,9 +157,10 @@ class Plan:
                  curve: float) -> dict:
         """The value blocks ``names`` scaled by the largest factor (``1/SECOND_ROUND`` ..
         ``SECOND_ROUND``, never under the floor) whose stages from the first of them on
-        (and ``curve`` of the curve's seconds) fit the budget's rest after ``elapsed``."""
+        (and ``curve`` of the curve's seconds), with ``SPARE`` of them to spare, fit the
+        budget's rest after ``elapsed``."""
         r = self.recipe
-        room = self.minutes * 60 * FILL - elapsed
+        room = (self.minutes * 60 * FILL - elapsed) / (1 + SPARE)
         later = STAGE_ORDER[STAGE_ORDER.index(names[0]):]
 
         def sized_by(j):

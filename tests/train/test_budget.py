@@ -110,10 +110,10 @@ def test_the_second_round_is_resized_from_what_the_first_took():
     done = ("clone", "values", "fit")
     elapsed = p.seconds["calibration"] + sum(p.seconds[s] for s in done) + p.seconds["curve"] / 3
     as_planned = p.second_round({s: p.seconds[s] for s in done}, elapsed, workers)
-    assert as_planned["factor"] == pytest.approx(1.0, abs=0.05)
+    assert 0.6 < as_planned["factor"] < 1.0  # the rest re-planned with SPARE to spare
     slower = p.second_round({s: 1.25 * p.seconds[s] for s in done}, 1.25 * elapsed, workers)
     faster = p.second_round({s: p.seconds[s] / 2 for s in done}, elapsed / 2, workers)
-    assert faster["factor"] > 1.0 > slower["factor"] > budget.MIN_SCALE / p.scale
+    assert faster["factor"] > as_planned["factor"] > slower["factor"] > budget.MIN_SCALE / p.scale
 
     def games(record):
         return sum(s * g for s, g, *_ in record["values2"])
@@ -143,8 +143,8 @@ def test_the_value_data_is_resized_from_what_the_clone_took(recipe):
             workers)
 
     as_planned, slower, faster = after_clone(1.0), after_clone(1.25), after_clone(0.5)
-    assert as_planned["factor"] == pytest.approx(1.0, abs=0.05)
-    assert faster["factor"] > 1.0 > slower["factor"] > budget.MIN_SCALE / p.scale
+    assert 0.6 < as_planned["factor"] < 1.0  # the rest re-planned with SPARE to spare
+    assert faster["factor"] > as_planned["factor"] > slower["factor"] > budget.MIN_SCALE / p.scale
 
     def games(record):
         return sum(s * g for s, g, *_ in record["values"] + record.get("values2", []))
