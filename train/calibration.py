@@ -126,7 +126,7 @@ def _tiled(arrays: dict, rows: int) -> dict:
 
 def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
     """Time small pieces of ``recipe``'s stages on this computer, on one process, in a
-    temporary folder (a few seconds; see :class:`Calibration`)."""
+    temporary folder (about ten seconds; see :class:`Calibration`)."""
     from widderkopf_env.agents.arena import run_duplicate
     from widderkopf_env.agents.network_file import save_policy
 
@@ -141,6 +141,7 @@ def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
     from .value_fit import fit_values
 
     quiet, timer = _quiet, _Timer()
+
     def fit_costs(fit, data: dict, n: int) -> tuple[float, float, object]:
         """A fit's seconds per position spent once and per epoch, from ``fit(arrays,
         epochs)`` timed (the faster of two) on ``data`` repeated to ``n`` and ``4n``
