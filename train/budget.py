@@ -25,11 +25,11 @@ from dataclasses import asdict, dataclass, replace
 from widderkopf_env.cli import UsageError
 
 from .calibration import Calibration, block_key, calibrate, retimed
-from .recipe import Recipe, ValueBlock
+from .recipe import STAGES, Recipe, ValueBlock
 from .run_folder import RunFolderError
 
-__all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds", "retimed",
-           "resize_round", "run_plan"]
+__all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
+           "resize_round", "retimed", "run_plan"]
 
 #: The largest budget taken, in minutes (a week).
 MAX_MINUTES = 7 * 24 * 60.0
@@ -51,8 +51,6 @@ STAGE_OVERHEAD = 2.0
 #: What each process after the first adds to a data stage's or evaluation's speed, in
 #: those of the first (the processes share memory bandwidth and the main process).
 PARALLEL = 0.85
-#: The planned stages in the order they run.
-STAGE_ORDER = ("clone", "values", "fit", "values2", "fit2", "evaluate")
 
 
 class BudgetTooSmall(UsageError):
@@ -117,15 +115,14 @@ class Plan:
                 "planned_seconds": round(sum(self.seconds.values()) if self.end is None
                                          else self.end, 1), "stages": rows}
 
-    def first_round(self, actual: dict, elapsed: float, workers: int,
+    def first_round(self, elapsed: float, workers: int,
                     cal: Calibration | None = None) -> dict:
-        """The value data re-sized after the clone stage (``actual``: its seconds;
-        ``elapsed``: the run's seconds so far; ``cal``: the calibration with its value
-        games timed again, :func:`~.calibration.retimed`): ``values`` and ``values2``
-        scaled alike (within ``1/SECOND_ROUND`` .. ``SECOND_ROUND`` times the plan's,
-        never under the floor) so that the rest ends within the budget. Kept in the
-        plan's dict under ``first_round``, with the re-timed figures."""
-        del actual  # the clone's error says little of the other stages'; elapsed holds it
+        """The value data re-sized after the clone stage (``elapsed``: the run's seconds
+        so far, the clone's error included; ``cal``: the calibration with its value games
+        timed again, :func:`~.calibration.retimed`): ``values`` and ``values2`` scaled
+        alike (within ``1/SECOND_ROUND`` .. ``SECOND_ROUND`` times the plan's, never under
+        the floor) so that the rest ends within the budget. Kept in the plan's dict under
+        ``first_round``, with the re-timed figures."""
         cal = self.calibration if cal is None else cal
         rounds = 2 + bool(self.recipe.values2)
         out = self._resized(("values", "values2"), cal, elapsed, workers,
@@ -161,7 +158,7 @@ class Plan:
         budget's rest after ``elapsed``."""
         r = self.recipe
         room = (self.minutes * 60 * FILL - elapsed) / (1 + SPARE)
-        later = STAGE_ORDER[STAGE_ORDER.index(names[0]):]
+        later = STAGES[STAGES.index(names[0]):]
 
         def sized_by(j):
             blocks = {n: tuple(ValueBlock(*_scaled(b.shards, b.games, j, workers), b.lo, b.hi,
@@ -178,8 +175,8 @@ class Plan:
                 lo, hi = (mid, hi) if sum(sized_by(mid)[1].values()) <= room else (lo, mid)
         blocks, sec = sized_by(lo)
         return {"factor": round(lo, 4)} | {n: [list(b) for b in blocks[n]] for n in names} | {
-            "seconds": {s: round(v, 1) for s, v in sec.items() if s in names or s in (
-                "fit", "fit2")}, "end": round(elapsed + sum(sec.values()), 1)}
+            "seconds": {s: round(v, 1) for s, v in sec.items() if s not in ("evaluate", "curve")},
+            "end": round(elapsed + sum(sec.values()), 1)}
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
@@ -323,8 +320,7 @@ def resize_round(state, p: Plan, name: str, workers: int, log, policy=None) -> P
         if name == "first_round":
             cal = p.calibration if policy is None else retimed(
                 p.calibration, p.recipe, policy, data["seed"])
-            data["plan"][name] = p.first_round({"clone": data["stages"]["clone"]["seconds"]},
-                                               state.clock(), workers, cal)
+            data["plan"][name] = p.first_round(state.clock(), workers, cal)
         else:
             actual = {s: data["stages"][s]["seconds"] for s in ("clone", "values", "fit")}
             data["plan"][name] = p.second_round(actual, state.clock(), workers)

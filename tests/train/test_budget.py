@@ -138,9 +138,8 @@ def test_the_value_data_is_resized_from_what_the_clone_took(recipe):
     points = 2 + bool(recipe.values2)
 
     def after_clone(x):  # the clone (and the calibration, its curve point) took x times
-        return p.first_round({"clone": x * p.seconds["clone"]}, x * (
-            p.seconds["calibration"] + p.seconds["clone"] + p.seconds["curve"] / points),
-            workers)
+        return p.first_round(x * (p.seconds["calibration"] + p.seconds["clone"]
+                                  + p.seconds["curve"] / points), workers)
 
     as_planned, slower, faster = after_clone(1.0), after_clone(1.25), after_clone(0.5)
     assert 0.6 < as_planned["factor"] < 1.0  # the rest re-planned with SPARE to spare
@@ -160,8 +159,8 @@ def test_the_value_data_is_resized_from_what_the_clone_took(recipe):
     assert again.scale == pytest.approx(p.scale * faster["factor"], rel=1e-3)
     assert again.seconds["values"] == faster["seconds"]["values"] and again.end == faster["end"]
     quicker = {k: v / 2 for k, v in p.calibration.value_game.items()}  # timed again
-    retimed = p.first_round({"clone": p.seconds["clone"]}, p.seconds["calibration"]
-                            + p.seconds["clone"] + p.seconds["curve"] / points, workers,
+    retimed = p.first_round(p.seconds["calibration"] + p.seconds["clone"]
+                            + p.seconds["curve"] / points, workers,
                             replace(p.calibration, value_game=quicker))
     assert games(retimed) > games(as_planned)
     assert Plan.from_dict(p.as_dict() | {"first_round": retimed}).calibration.value_game \
