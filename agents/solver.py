@@ -53,7 +53,8 @@ from widderkopf_env.cards import (
 )
 from widderkopf_env.rules import PLAY
 
-__all__ = ["ACCELERATED", "Position", "game_points", "solve_actions", "solve_value"]
+__all__ = ["ACCELERATED", "Position", "game_points", "solve_actions", "solve_value",
+           "world_table"]
 
 
 def _relabelling(t: int):
@@ -321,12 +322,25 @@ def _lead_values(pos: Position, search) -> dict[int, int]:
     return out
 
 
+def world_table(g) -> dict:
+    """A table (``tt``) for the solves of ``g`` and of every position its play reaches
+    later: the same deal, fewer cards. Made at the earliest of them, it knows every pile
+    still covered then (a table made later may not hold an earlier position, whose piles
+    it has not seen covered: the C search raises ValueError for one)."""
+    pos = Position(g)
+    tt: dict = {}
+    _world_search(pos.trump, pos.rev, tt)
+    return tt
+
+
 def solve_actions(g, tt: dict | None = None) -> dict[int, int]:
     """Exact final card points of ``g.current`` (Spitzer and discards included) for each
     legal card, with both players playing perfectly from there. ``g`` must be in the play
     phase; escalation is not considered. ``tt`` may be shared between calls on the same
-    world (same cards in the same places): it holds the Python search's table, or with
-    the C search (:data:`ACCELERATED`) that search and its table, as one entry."""
+    world (same cards in the same places), or on the positions that one game's play
+    reaches from the one it was made for (:func:`world_table`): it holds the Python
+    search's table, or with the C search (:data:`ACCELERATED`) that search and its
+    table, as one entry."""
     pos = Position(g)
     search, lead_values = _world_search(pos.trump, pos.rev, {} if tt is None else tt)
     if pos.lead >= 0:

@@ -16,6 +16,14 @@ positions searched (trick starts, table hits included: mean and slowest), then h
 times as many positions per second the new search solves. Each row is timed over passes
 repeated for at least half a second (at most 20), the two searches in turn, and each
 position's fastest pass counts, the one least disturbed by other processes.
+
+Then the values stages' way (``--games G``, 0 to skip; ``--stage-tricks LO HI``): every
+position that ``train/value_data.py`` solves in G games of the heuristic against itself
+(each card decision with ``LO..HI`` tricks left and more than one legal card, leads and
+replies), solved game by game: by the landed search with a fresh table per position (how
+the values stages called it before issue 39), by the new one so, and by the new one with
+one table per game (``solver.world_table``, as they call it now). Each game's fastest of
+three passes counts; all three must give the same values.
 """
 
 from __future__ import annotations
@@ -33,12 +41,14 @@ from bench_args import parse
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, solver
+from widderkopf_env.cards import ALL_CARDS
 from widderkopf_env.rules import PLAY
 
 LANDED = "dcbcdfa98be14543b3ef6e4770141372047da06e"  # agents/_solver.c before issue 39
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_UP_TO = 9
 MIN_SECONDS, MAX_PASSES = 0.5, 20
+STAGE_PASSES = 3
 # (text, replacement) in the landed source: a node counter, and the module's own name
 NODE_COUNTER = (
     ("    int shift;     /* 64 - log2(cap) */\n} Searcher;",
@@ -138,18 +148,77 @@ def row(games: list[Game], searches: list) -> list[tuple[list[float], list[int]]
     return list(zip(best, nodes, strict=True))
 
 
+def game_positions(games: int, lo: int, hi: int, seed: int) -> list[list[Game]]:
+    """Per game, the positions the values stages solve with ``lo..hi`` tricks left."""
+    out, heuristic = [], HeuristicAgent(seed=seed)
+    for i in range(games):
+        game, seq = Game.new(seed=seed * 100_003 + 99_000 + i), []
+        while not game.is_over:
+            view = game.view(game.current)
+            cards = view.legal & ALL_CARDS
+            if game.phase == PLAY and lo <= 17 - len(game.tricks) <= hi and cards & (cards - 1):
+                seq.append(game.clone())
+            game.apply(heuristic.act(view))
+        if seq:  # a hand given up before lo..hi tricks left has none
+            out.append(seq)
+    return out
+
+
+def stage_pass(games: list[list[Game]], search, kept: bool) -> tuple[list[float], list]:
+    """Seconds per game and the values of its positions, solved in order by the C module
+    ``search``, with one table per game (``kept``) or a fresh one per position."""
+    saved, solver._accel = solver._accel, search
+    try:
+        seconds, values = [], []
+        for seq in games:
+            t0 = time.perf_counter()
+            tt = solver.world_table(seq[0]) if kept else None
+            values.append([solver.solve_actions(g, tt if kept else {}) for g in seq])
+            seconds.append(time.perf_counter() - t0)
+    finally:
+        solver._accel = saved
+    return seconds, values
+
+
+def stage(games: list[list[Game]], landed) -> list[float]:
+    """The landed search (fresh tables), the new one (fresh tables), the new one (one
+    table per game): each game's fastest seconds over the passes, summed; SystemExit if
+    their values differ."""
+    forms = [(landed, False), (solver._accel, False), (solver._accel, True)]
+    best = [[float("inf")] * len(games) for _ in forms]
+    values = None
+    for _ in range(STAGE_PASSES):
+        for k, (search, kept) in enumerate(forms):
+            seconds, got = stage_pass(games, search, kept)
+            best[k] = [min(a, b) for a, b in zip(best[k], seconds, strict=True)]
+            if values is None:
+                values = got
+            elif got != values:
+                raise SystemExit("the values stages' solves disagree")
+    return [sum(b) for b in best]
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--positions", type=int, default=5, help="positions per tricks-left count")
     p.add_argument("--tricks", type=int, nargs="+", default=[6, 9, 12],
                    help="the tricks-left counts, 2..17")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int, default=4,
+                   help="games solved the values stages' way (0: skip)")
+    p.add_argument("--stage-tricks", type=int, nargs=2, default=[9, 12], metavar=("LO", "HI"),
+                   help="the tricks left of the values stages' positions")
     p.add_argument("--python", action="store_true",
                    help=f"also check the pure-Python search's values (up to {PYTHON_UP_TO} "
                         "tricks left)")
-    args = parse(p, argv, positions=20, tricks=[6, 8, 9, 10, 11, 12])
+    args = parse(p, argv, positions=20, tricks=[6, 8, 9, 10, 11, 12], games=30)
     if args.positions < 1:
         p.error("--positions must be at least 1")
+    if args.games < 0:
+        p.error("--games must be at least 0")
+    lo, hi = args.stage_tricks
+    if not 1 <= lo <= hi <= 17:
+        p.error(f"--stage-tricks must be LO HI with 1 <= LO <= HI <= 17, got {lo} {hi}")
     if not all(2 <= t <= 17 for t in args.tricks):
         p.error(f"--tricks must be 2..17, got {args.tricks}")
     if not solver.ACCELERATED:
@@ -173,6 +242,15 @@ def main(argv=None) -> None:
                 totals.append(sum(seconds))
             print(f"  {left:6d} | {cells[0]} | {cells[1]} | {totals[0] / totals[1]:6.2f}x")
             sys.stdout.flush()
+        if args.games:
+            games = game_positions(args.games, lo, hi, args.seed)
+            count = sum(map(len, games))
+            ms = [1000 * t / count for t in stage(games, landed)]
+            print(f"the values stages' way: {count} positions of {len(games)} games, {lo}-{hi} "
+                  f"tricks left; ms per position")
+            print(f"  landed, a table per position {ms[0]:8.3f}")
+            print(f"  new, a table per position    {ms[1]:8.3f}  {ms[0] / ms[1]:5.2f}x")
+            print(f"  new, a table per game        {ms[2]:8.3f}  {ms[0] / ms[2]:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,36 @@ def test_c_and_python_solvers_agree_on_random_positions(monkeypatch):
     assert pending > 0  # mid-trick with the lead's face-down card about to turn over
 
 
+def test_one_world_table_serves_a_whole_game(monkeypatch):
+    """world_table made at the first card of a game serves every later position of it
+    (piles turned over since included), in C and in Python: each value as with a fresh
+    table. A table made later refuses an earlier position whose piles it has not seen
+    covered (the C search), instead of answering wrongly."""
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = Game.new(seed=seed)
+        while game.phase != PLAY:
+            game.apply(rng.choice(game.legal_actions()))
+        games = []
+        while not game.is_over and game.phase == PLAY:
+            if 17 - len(game.tricks) <= 9:
+                games.append(game.clone())
+            game.apply(rng.choice(game.legal_actions()))
+        first = solver.Position(games[0])
+        assert sum(map(bool, first.rev)) > sum(map(bool, solver.Position(games[-1]).rev))
+        for accel in (solver._accel, None):
+            with monkeypatch.context() as m:
+                m.setattr(solver, "_accel", accel)
+                tt = solver.world_table(games[0])
+                for g in games:
+                    assert solver.solve_actions(g, tt) == solver.solve_actions(g), g.history
+                    assert solver.solve_value(g, 0, tt) == solver.solve_value(g, 0)
+    if solver.ACCELERATED:
+        late = solver.world_table(games[-1])
+        with pytest.raises(ValueError, match="not a position of this world"):
+            solver.solve_actions(games[0], late)
+
+
 @needs_c
 def test_the_c_search_keeps_the_fail_soft_contract_in_any_window():
     """The raw search, called like the root calls it but with random windows and one table

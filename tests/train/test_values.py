@@ -74,6 +74,37 @@ def test_card_values_are_exact_late_and_rollouts_early():
         assert x == solve_value(g, game.current)
 
 
+def test_the_solves_of_one_game_share_its_table_and_give_the_same_values(monkeypatch):
+    """value_shard keeps one solver table per game (one deal: one world) for all its
+    solves, exact and after rollouts; the shard equals one with a fresh table per solve."""
+    from widderkopf_env.train import value_data
+
+    calls = []
+
+    def spying(solve):
+        def call(*args):
+            calls.append((args[0].seed, id(args[-1])))
+            return solve(*args)
+        return call
+
+    def fresh(solve):
+        return lambda *args: solve(*args[:-1], {})
+
+    monkeypatch.setattr(value_data, "solve_actions", spying(solve_actions))
+    monkeypatch.setattr(value_data, "solve_value", spying(solve_value))
+    kept = value_shard(0, 5, 3, tricks=(1, 10), exact_tricks=8)
+    tables = {}
+    for seed, table in calls:
+        tables.setdefault(seed, set()).add(table)
+    assert len(tables) == 3 and all(len(t) == 1 for t in tables.values())
+    monkeypatch.setattr(value_data, "solve_actions", fresh(solve_actions))
+    monkeypatch.setattr(value_data, "solve_value", fresh(solve_value))
+    again = value_shard(0, 5, 3, tricks=(1, 10), exact_tricks=8)
+    assert len(kept["values"]) > 20
+    for f in VALUE_FIELDS:
+        np.testing.assert_array_equal(kept[f], again[f])
+
+
 def test_fit_writes_an_agent_that_plays(value_shards, tmp_path, capsys):
     net = tmp_path / "net.npz"
     assert value_cli.main(["fit", "--data", str(value_shards), "--policy",
