@@ -20,10 +20,10 @@ position's fastest pass counts, the one least disturbed by other processes.
 Then the values stages' way (``--games G``, 0 to skip; ``--stage-tricks LO HI``): every
 position that ``train/value_data.py`` solves in G games of the heuristic against itself
 (each card decision with ``LO..HI`` tricks left and more than one legal card, leads and
-replies), solved game by game: by the landed search with a fresh table per position (how
-the values stages called it before issue 39), by the new one so, and by the new one with
-one table per game (``solver.world_table``, as they call it now). Each game's fastest of
-three passes counts; all three must give the same values.
+replies), solved game by game by each search, with a fresh table per position (how the
+values stages called it before issue 39) and with one table per game
+(``solver.world_table``, as they call it now). Each game's fastest of three passes
+counts; all four must give the same values.
 """
 
 from __future__ import annotations
@@ -181,10 +181,10 @@ def stage_pass(games: list[list[Game]], search, kept: bool) -> tuple[list[float]
 
 
 def stage(games: list[list[Game]], landed) -> list[float]:
-    """The landed search (fresh tables), the new one (fresh tables), the new one (one
-    table per game): each game's fastest seconds over the passes, summed; SystemExit if
-    their values differ."""
-    forms = [(landed, False), (solver._accel, False), (solver._accel, True)]
+    """The landed search and the new one, each with a table per position and one per
+    game: each game's fastest seconds over the passes, summed; SystemExit if their values
+    differ."""
+    forms = [(landed, False), (landed, True), (solver._accel, False), (solver._accel, True)]
     best = [[float("inf")] * len(games) for _ in forms]
     values = None
     for _ in range(STAGE_PASSES):
@@ -246,11 +246,11 @@ def main(argv=None) -> None:
             games = game_positions(args.games, lo, hi, args.seed)
             count = sum(map(len, games))
             ms = [1000 * t / count for t in stage(games, landed)]
-            print(f"the values stages' way: {count} positions of {len(games)} games, {lo}-{hi} "
+            print(f"the values stages' way: {count} positions of {len(games)} game(s), {lo}-{hi} "
                   f"tricks left; ms per position")
-            print(f"  landed, a table per position {ms[0]:8.3f}")
-            print(f"  new, a table per position    {ms[1]:8.3f}  {ms[0] / ms[1]:5.2f}x")
-            print(f"  new, a table per game        {ms[2]:8.3f}  {ms[0] / ms[2]:5.2f}x")
+            for k, name in enumerate(("landed, a table per position", "landed, a table per game",
+                                      "new, a table per position", "new, a table per game")):
+                print(f"  {name:28s} {ms[k]:8.3f}  {ms[0] / ms[k]:5.2f}x")
 
 
 if __name__ == "__main__":
