@@ -219,6 +219,10 @@ static PyObject *Searcher_search(Searcher *s, PyObject *const *args, Py_ssize_t 
     int alpha, beta, R, n;
     if (clamp_window(args[5], &alpha) || clamp_window(args[6], &beta)) return NULL;
     if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
+    /* an empty window would end a position's loop at its first lead on both tests and
+     * store that lead's bound as the position's upper one: (alpha, alpha + 1) asks the
+     * same question (is the value above alpha?) */
+    if (beta <= alpha) beta = alpha + 1;
     return PyLong_FromLong(search(s, aL, aO, R, n, alpha, beta));
 }
 

@@ -185,6 +185,12 @@ def make_search(trump: int, rev: list[int], tt: dict):
         return best
 
     def search(aL, aO, live, R, n, alpha, beta):
+        # a window outside 0..R: any value is a bound (searched, its first lead would
+        # end the loop, and a bound below 0 would be stored as the position's)
+        if beta <= 0:
+            return 0
+        if alpha >= R:
+            return R
         if n <= 2:
             if n == 2:
                 return two_left(aL, aO, R)
@@ -245,7 +251,12 @@ def make_search(trump: int, rev: list[int], tt: dict):
             tt[key] = (best, best, bm)
         return best
 
-    return search
+    def checked(aL, aO, live, R, n, alpha, beta):
+        # an empty window (beta <= alpha) would end the first lead's loop on both tests
+        # and store what it found as an upper bound; (alpha, alpha + 1) asks the same
+        return search(aL, aO, live, R, n, alpha, beta if beta > alpha else alpha + 1)
+
+    return checked
 
 
 def _load_accelerator():

@@ -7,7 +7,9 @@ its own seeded deal by the heuristic bot playing both seats. Every position is s
 with a fresh table (``solve_actions(game, {})``, as PIMC and the values stages call it)
 by the C search of this checkout (``agents/_solver.c``) and by the landed one: the
 ``agents/_solver.c`` of commit ``LANDED``, compiled here from git under another module
-name, with a node counter added, and run behind the pure-Python root (as it shipped).
+name, with a node counter added and windows outside the values answered at once (as
+``solver.make_search`` now does: without, some positions got wrong values), and run
+behind the pure-Python root (as it shipped).
 Both must give the same values for every card; with ``--python`` the pure-Python search
 must too (rows up to 9 tricks left: it takes seconds a position beyond).
 
@@ -49,12 +51,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON_UP_TO = 9
 MIN_SECONDS, MAX_PASSES = 0.5, 20
 STAGE_PASSES = 3
-# (text, replacement) in the landed source: a node counter, and the module's own name
-NODE_COUNTER = (
+# (text, replacement) in the landed source: a node counter; windows outside 0..R answered
+# at once (without, a window below 0 stores a wrong bound: the fix of solver.make_search);
+# the module's own name
+LANDED_PATCHES = (
     ("    int shift;     /* 64 - log2(cap) */\n} Searcher;",
      "    int shift;\n    unsigned long long nodes;\n} Searcher;"),
     ("    if (n <= 2) {\n        if (n == 2) return two_left",
-     "    s->nodes++;\n    if (n <= 2) {\n        if (n == 2) return two_left"),
+     "    s->nodes++;\n    if (beta <= 0) return 0;\n    if (alpha >= R) return R;\n"
+     "    if (n <= 2) {\n        if (n == 2) return two_left"),
     ("static PyGetSetDef Searcher_getset[] = {",
      "static PyObject *Searcher_get_nodes(Searcher *s, void *c) {\n    (void)c;\n"
      "    return PyLong_FromUnsignedLongLong(s->nodes);\n}\n\n"
@@ -76,7 +81,7 @@ def landed_search(workdir: str):
     except (OSError, subprocess.CalledProcessError) as err:
         raise SystemExit(f"the landed search needs a git checkout with commit {LANDED}: "
                          f"{err}") from err
-    for old, new in NODE_COUNTER:
+    for old, new in LANDED_PATCHES:
         if source.count(old) != 1:
             raise SystemExit(f"the landed source does not have {old!r} once")
         source = source.replace(old, new)
