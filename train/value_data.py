@@ -15,7 +15,7 @@ plays both seats (without escalating) until ``exact_tricks`` tricks are left, an
 the rest is solved exactly (:func:`card_values`: PIMC's rollouts, in the true deal).
 All the solves of one game share the solver's table of its deal (each is a position of
 the same world), so a position whose subtree an earlier one searched is solved mostly
-from the table: the same values, about 1.7 times fewer positions searched.
+from the table: the same values, 1.5-1.7 times fewer positions searched.
 
 No player sees the true deal, so a single value is a noisy label; but its mean over the
 deals consistent with what the player has seen, weighted by how likely the play made
