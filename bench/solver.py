@@ -31,6 +31,7 @@ counts; all four must give the same values.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import subprocess
 import sys
@@ -43,8 +44,8 @@ from bench_args import parse
 
 from widderkopf_env import Game
 from widderkopf_env.agents import HeuristicAgent, solver
-from widderkopf_env.cards import ALL_CARDS
 from widderkopf_env.rules import PLAY
+from widderkopf_env.train.value_data import solved_here
 
 LANDED = "dcbcdfa98be14543b3ef6e4770141372047da06e"  # agents/_solver.c before issue 39
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,20 +118,28 @@ def positions(tricks_left: int, count: int, seed: int) -> list[Game]:
     return out
 
 
+@contextlib.contextmanager
+def searching_with(search):
+    """The solver's calls inside run the C module ``search`` (None: the pure-Python
+    search)."""
+    saved, solver._accel = solver._accel, search
+    try:
+        yield
+    finally:
+        solver._accel = saved
+
+
 def solve_pass(games: list[Game], search) -> tuple[list[float], list[int], list[dict]]:
     """Seconds, positions searched and values of each game, solved by the C module
     ``search`` (None: the pure-Python search), each with a fresh table."""
-    saved, solver._accel = solver._accel, search
-    try:
-        seconds, nodes, values = [], [], []
+    seconds, nodes, values = [], [], []
+    with searching_with(search):
         for game in games:
             tt: dict = {}
             t0 = time.perf_counter()
             values.append(solver.solve_actions(game, tt))
             seconds.append(time.perf_counter() - t0)
             nodes.append(tt[solver._C_TABLE].nodes if search is not None else 0)
-    finally:
-        solver._accel = saved
     return seconds, nodes, values
 
 
@@ -160,8 +169,7 @@ def game_positions(games: int, lo: int, hi: int, seed: int) -> list[list[Game]]:
         game, seq = Game.new(seed=seed * 100_003 + 99_000 + i), []
         while not game.is_over:
             view = game.view(game.current)
-            cards = view.legal & ALL_CARDS
-            if game.phase == PLAY and lo <= 17 - len(game.tricks) <= hi and cards & (cards - 1):
+            if solved_here(game, view, (lo, hi)):
                 seq.append(game.clone())
             game.apply(heuristic.act(view))
         if seq:  # a hand given up before lo..hi tricks left has none
@@ -172,16 +180,13 @@ def game_positions(games: int, lo: int, hi: int, seed: int) -> list[list[Game]]:
 def stage_pass(games: list[list[Game]], search, kept: bool) -> tuple[list[float], list]:
     """Seconds per game and the values of its positions, solved in order by the C module
     ``search``, with one table per game (``kept``) or a fresh one per position."""
-    saved, solver._accel = solver._accel, search
-    try:
-        seconds, values = [], []
+    seconds, values = [], []
+    with searching_with(search):
         for seq in games:
             t0 = time.perf_counter()
-            tt = solver.world_table(seq[0]) if kept else None
-            values.append([solver.solve_actions(g, tt if kept else {}) for g in seq])
+            tt = solver.world_table(seq[0]) if kept else None  # None: a fresh one each
+            values.append([solver.solve_actions(g, tt) for g in seq])
             seconds.append(time.perf_counter() - t0)
-    finally:
-        solver._accel = saved
     return seconds, values
 
 

@@ -53,11 +53,20 @@ from .distill_data import run_shards, whole
 #: left (earlier positions: heuristic rollouts down to it).
 EXACT_TRICKS = 12
 
-__all__ = ["FIELDS", "card_values", "generate_values", "value_shard"]
+__all__ = ["FIELDS", "card_values", "generate_values", "solved_here", "value_shard"]
 
 #: Arrays of a shard, one row per position: the observation, the card features, the
 #: exact value of each card (NaN where not legal), the game it comes from.
 FIELDS = ("obs", "features", "values", "game")
+
+
+def solved_here(game: Game, view, tricks) -> bool:
+    """Whether a shard stores (and so solves) the decision of ``game`` that ``view``
+    shows its player: a card decision with ``tricks[0]..tricks[1]`` tricks left (the
+    open one counted) and more than one legal card."""
+    cards = view.legal & ALL_CARDS
+    return (game.phase == PLAY and tricks[0] <= TRICKS - len(game.tricks) <= tricks[1]
+            and (cards & (cards - 1)) != 0)
 
 
 def card_values(game: Game, exact_tricks: int, rollout,
@@ -109,9 +118,7 @@ def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
         while not game.is_over:
             p = game.current
             view = game.view(p)
-            left = TRICKS - len(game.tricks)
-            cards = view.legal & ALL_CARDS
-            if game.phase == PLAY and lo <= left <= hi and cards & (cards - 1):
+            if solved_here(game, view, tricks):
                 values = np.full(NUM_CARDS, np.nan, np.float32)
                 if tt is None:
                     tt = world_table(game)
