@@ -64,16 +64,31 @@ _POINTS = np.array([POINTS[CARD_AT[0][i]] + (CARD_AT[0][i] == SPITZER[0])
 #: ``_BY_CLASS[k, i]``: canonical card ``i`` is of class ``k``.
 _BY_CLASS = np.array([[float(_CLASS[i] == k) for i in range(36)] for k in range(4)],
                      np.float32)
+_ABOVE_T, _BY_CLASS_T = np.ascontiguousarray(_ABOVE.T), np.ascontiguousarray(_BY_CLASS.T)
 
 
-def _canonical(bits: int, roles) -> np.ndarray:
-    """A card set as a 0/1 vector in canonical order."""
-    v = np.zeros(36, np.float32)
-    while bits:
-        low = bits & -bits
-        v[roles[low.bit_length() - 1]] = 1.0
-        bits ^= low
-    return v
+#: ``_BYTE_CANON[t, k, b]``: the cards of byte value ``b`` at card ids ``8k..8k+7``, as a
+#: set in canonical order under trump ``t``.
+_BYTE_CANON = [[[sum(1 << int(ROLES[t][8 * k + i]) for i in range(8)
+                    if b >> i & 1 and 8 * k + i < 36) for b in range(256)]
+                for k in range(5)] for t in range(len(ROLES))]
+#: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                           bitorder="little").astype(np.float32)
+
+
+def _canonical_rows(sets, t: int) -> np.ndarray:
+    """Card sets as 0/1 rows in canonical order under trump ``t`` (one row per set)."""
+    table = _BYTE_CANON[t]
+    packed = 0
+    for r, bits in enumerate(sets):
+        c = 0
+        for k in range(5):
+            c |= table[k][bits >> (8 * k) & 255]
+        packed |= c << (40 * r)  # 5 bytes a row
+    rows = _BYTE_BITS.take(np.frombuffer(packed.to_bytes(5 * len(sets), "little"),
+                                         np.uint8), 0)
+    return rows.reshape(len(sets), 40)[:, :36]
 
 
 def card_features(view) -> np.ndarray:
@@ -83,25 +98,23 @@ def card_features(view) -> np.ndarray:
     if t < 0:
         return out
     roles = ROLES[t]
-    unseen = _canonical(view.unseen, roles)
-    opp_up = _canonical(view.opp_up, roles)
-    mine = _canonical(view.hand | view.my_up, roles)
-    played = _canonical(view.played[0] | view.played[1], roles)
-    out_above = _ABOVE @ (unseen + opp_up)
+    sets = _canonical_rows((view.unseen, view.opp_up, view.hand | view.my_up,
+                            view.played[0] | view.played[1]), t)
+    unseen, opp_up, mine, played = sets
+    above = sets[:2] @ _ABOVE_T  # unseen cards, opponent's face-up cards above each card
+    out_above = above[0] + above[1]
     boss = (out_above == 0) * (1.0 - played)
     out[0:36] = out_above / 7
-    out[36:72] = _ABOVE @ unseen / 7
-    out[72:108] = np.minimum(_ABOVE @ opp_up, 1.0)
+    out[36:72] = above[0] / 7
+    out[72:108] = np.minimum(above[1], 1.0)
     out[108:144] = boss
     if view.lead >= 0:
         out[144:180] = _BEATS[roles[view.lead]]
     out[180:216] = mine * boss
     voids = view.opponent_voids
     out[216:220] = [voids >> int(CARD_AT[t][i]) & 1 for i in _FIRST]
-    out[220:224] = _BY_CLASS @ unseen / 7
-    out[224:228] = _BY_CLASS @ opp_up / 7
-    out[228:232] = _BY_CLASS @ mine / 7
-    out[232:236] = _BY_CLASS @ (unseen * _POINTS) / 30
+    out[220:232] = (sets[:3] @ _BY_CLASS_T).ravel() / 7
+    out[232:236] = (unseen * _POINTS) @ _BY_CLASS_T / 30
     out[236] = POINTS[view.lead] / 11 if view.lead >= 0 else 0.0
     out[237] = view.hand_size_opp / 8
     return out

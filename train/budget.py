@@ -226,7 +226,7 @@ def planned_seconds(r: Recipe, cal: Calibration, workers: int) -> dict:
     out["fit"] = rows1 * (cal.value_load + r.value_epochs * cal.value_row)
     if r.values2:
         out["values2"] = data(r.values2)
-        out["fit2"] = ((rows1 + _rows(r.values2, cal))
+        out["fit2"] = ((rows1 * r.refit_both + _rows(r.values2, cal))
                        * (cal.value_load + r.value_epochs2 * cal.value_row))
     pair = cal.pair / _parallel(workers, workers)
     out["evaluate"] = (2 * r.final_pairs + 3 * r.ladder_pairs) * pair

@@ -86,7 +86,8 @@ class Recipe:
     fitted for ``value_epochs`` into a ``value_arch`` network that plays the cards of the
     last ``value_tricks`` tricks;
     ``values2``: blocks of a second round played by that agent (empty: one round), the
-    network fitted again on both rounds for ``value_epochs2``;
+    network fitted again from the first fit's for ``value_epochs2``, on the second
+    round's data alone or (``refit_both``) on both rounds';
     ``curve_pairs`` duplicate pairs per curve point and opponent, ``final_pairs`` in the
     final evaluation, ``ladder_pairs`` per ladder baseline (0: no ladder);
     ``minutes``: the default time budget of ``widderkopf-train --recipe`` (the sizes
@@ -110,6 +111,7 @@ class Recipe:
     value_tricks: int = 8
     values2: tuple = ()
     value_epochs2: int = 8
+    refit_both: bool = True
     curve_pairs: int = 200
     final_pairs: int = 1000
     ladder_pairs: int = 0
@@ -122,13 +124,14 @@ class Recipe:
 
 RECIPES = {
     "demo": Recipe("demo"),
-    "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=12,
-                  values=(ValueBlock(50, 1000, 1, 8), ValueBlock(40, 250, 9, 12),
-                          ValueBlock(20, 100, 13, 17, exact=8)),
-                  value_arch=(512, 512, 256), value_epochs=6, value_tricks=17,
+    "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=8,
+                  values=(ValueBlock(12, 1000, 1, 8), ValueBlock(10, 250, 9, 12),
+                          ValueBlock(5, 100, 13, 17, exact=8)),
+                  value_arch=(512, 512, 256), value_epochs=4, value_tricks=17,
                   values2=(ValueBlock(50, 1000, 1, 8), ValueBlock(40, 250, 9, 12),
                            ValueBlock(20, 100, 13, 17, exact=8)),
-                  value_epochs2=10, final_pairs=1000, ladder_pairs=200, minutes=60.0),
+                  value_epochs2=4, refit_both=False, final_pairs=1000, ladder_pairs=200,
+                  minutes=60.0),
 }
 
 

@@ -158,7 +158,8 @@ class Pipeline:
         weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
                    "values": _work(recipe.values), "fit": recipe.value_epochs / 3,
                    "values2": _work(recipe.values2),
-                   "fit2": recipe.value_epochs2 / 3 * (n1 + _positions(recipe.values2))
+                   "fit2": recipe.value_epochs2 / 3
+                   * (n1 * recipe.refit_both + _positions(recipe.values2))
                    / max(n1, 1), "evaluate": 1.0}
         if plan is not None:  # the planned seconds
             weights |= {s: max(plan.seconds.get(s, 0.0), 1e-3) for s in self.stages}
@@ -362,7 +363,8 @@ class Pipeline:
         from widderkopf_env.agents.network_file import load_values
 
         first = load_values(self.fit_target("fit"))  # the second fit starts from the first
-        self._fit_values("fit2", [("values", self.r.values), ("values2", self.r.values2)],
+        rounds = [("values", self.r.values)] if self.r.refit_both else []
+        self._fit_values("fit2", rounds + [("values2", self.r.values2)],
                          self.r.value_epochs2, started, "card values 2",
                          init=None if first is None else first[0])
 

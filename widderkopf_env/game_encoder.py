@@ -184,6 +184,57 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
     return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
 
 
+def encode_view_packed(view) -> tuple[np.ndarray, np.ndarray]:
+    """``encode_view(view)`` bit-packed as :func:`_encode_py` packs it: what the bots'
+    :func:`~widderkopf_env.observation.encode_with_mask` runs. It reads only the
+    :class:`~widderkopf_env.view.PlayerView` (R8), as the reference does; the same
+    differential test ties the two. A fresh float32 observation and int8 mask."""
+    p, o = view.player, view.opponent
+    trump, phase, deck = view.trump, view.phase, view.variant.deck
+    my_cov, opp_cov, played, won, legal = (view.my_covered, view.opp_covered, view.played,
+                                           view.won, view.legal)
+    my_pending = opp_pending = 0
+    for top, down in view.my_piles:
+        if top < 0 and down:
+            my_pending = 1
+    for top, down in view.opp_piles:
+        if top < 0 and down:
+            opp_pending = 1
+    x = view.hand
+    if view.my_discard >= 0:
+        x |= 1 << (_DISCARD + view.my_discard)
+    if view.lead >= 0:
+        x |= 1 << (_LEAD + view.lead)
+    if trump >= 0:
+        x |= (TRUMP_MASK[trump] & deck) << _TRUMPS
+    may = view.may_escalate
+    flags = (my_pending | opp_pending << 1 | _PHASE_FLAG[phase]
+             | (view.current == p) << _MY_TURN | _TRUMP_FLAG[trump + 1]
+             | _LEVEL_FLAG[view.level] | (may[p] | may[o] << 1) << _MAY
+             | _CRACKER_FLAGS[p][view.cracker]
+             | ((view.dealer == p) | (view.chooser == p) << 1 | (view.leader == p) << 2)
+             << _ROLES | view.opp_discarded << _OPP_DISC)
+    left = view.num_hands - view.hand_no
+    if left <= 0 and phase != _OVER:
+        flags |= 1 << _TIEBREAK
+    x |= (view.my_up << _MY_UP | my_cov << _MY_COV | view.opp_up << _OPP_UP
+          | opp_cov << _OPP_COV | played[p] << _MY_PLAYED | played[o] << _OPP_PLAYED
+          | won[p] << _MY_WON | won[o] << _OPP_WON | view.unseen << _UNSEEN
+          | (legal & _ALL_CARDS) << _LEGAL | flags << _FLAGS | legal << OBS_SIZE)
+    flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
+    out = flat[:OBS_SIZE]
+    tp, scores = view.trick_points, view.scores
+    s, t = scores[p], scores[o]
+    _pack(out, _SCALAR_BYTES, _BY_POINTS[tp[p]], _BY_POINTS[tp[o]],
+          _BY_TRICKS[len(view.tricks)], _BY_HAND[view.hand_size_opp],
+          _BY_PILES[my_cov.bit_count() + my_pending],
+          _BY_PILES[opp_cov.bit_count() + opp_pending], s / (s + _SCORE_SCALE),
+          t / (t + _SCORE_SCALE),
+          0.0 if phase == _OVER else _HANDS_LEFT[left] if 0 <= left <= HANDS_LEFT_CAP else
+          (1.0 if left > HANDS_LEFT_CAP else _FEW_HANDS_LEFT))
+    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
+
+
 # --- the optional C accelerator ------------------------------------------------------------
 
 def _configure(module) -> None:

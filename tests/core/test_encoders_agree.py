@@ -3,7 +3,8 @@
 The reference is :func:`widderkopf_env.observation.encode_view`, written piece by piece
 from the table and reading nothing but the player's view. The environments use the fast
 encoders on the live game: the pure-Python ``encode_game``, its C twin (where built) and
-the batched :func:`widderkopf_env.vector.encode`. Each must give the reference's arrays
+the batched :func:`widderkopf_env.vector.encode`; the bots encode their view with
+:func:`~widderkopf_env.observation.encode_with_mask`. Each must give the reference's arrays
 bit for bit, for both players, at every position of many random matches; with ``over``
 (an episode ended early) the mask and the ``legal_cards`` piece are all zeros.
 """
@@ -17,7 +18,7 @@ import pytest
 
 from widderkopf_env import Game, Phase, game_encoder
 from widderkopf_env.game_encoder import encode_game
-from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_view, piece
+from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_view, encode_with_mask, piece
 from widderkopf_env.vector import DealSource, VecGame
 from widderkopf_env.vector import encode as vector_encode
 
@@ -109,6 +110,33 @@ def test_fast_encoder_equals_the_reference_at_every_position(run):
             tiebreaks += g.hand_no >= g.num_hands and not g.is_over
             ended += g.phase == Phase.OVER
     assert positions > 7000 and overs > 100 and tiebreaks > 0 and ended == 100
+
+
+@pytest.mark.parametrize("variant", [None, "tiny", "small", "medium"])
+def test_the_bots_view_encoder_equals_the_reference_at_every_position(variant):
+    """``encode_with_mask(view)``, the bots' encoder (bit-packed from the view), gives
+    the reference's arrays for both players at every position of random matches of the
+    full game (tie-break hands and ended matches included) and of each smaller variant."""
+    rng = random.Random(11)
+    checked = ended = 0
+    for seed in range(40 if variant is None else 15):
+        game = Game.new(seed=seed, num_hands=rng.choice((1, 2, 3)), variant=variant,
+                        scores=rng.choice(((0, 0), (3, 1), (200, 7))))
+        while True:
+            for p in (0, 1):
+                view = game.view(p)
+                obs, mask = encode_with_mask(view)
+                ref_obs, ref_mask = encode_view(view)
+                assert obs.dtype == np.float32 and obs.shape == (OBS_SIZE,)
+                assert obs.tobytes() == ref_obs.tobytes(), (seed, p)
+                assert mask.tobytes() == ref_mask.tobytes(), (seed, p)
+                checked += 1
+            if game.is_over:
+                ended += 1
+                break
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert checked > (2500 if variant is None else 300) and ended == (40 if variant is None else 15)
 
 
 def test_the_comparison_catches_an_encoder_reading_hidden_cards():

@@ -3,6 +3,7 @@ going on after a stop (each stage's outputs verified by their sha256)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -15,7 +16,7 @@ from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.net_agent import NetAgent
 from widderkopf_env.train import recipe_run, train_cli
 from widderkopf_env.train.distill_data import generate_shard
-from widderkopf_env.train.recipe import RECIPES, Recipe
+from widderkopf_env.train.recipe import RECIPES, Recipe, RunState
 from widderkopf_env.train.run_folder import RunFolderError
 
 # a recipe small enough for a test: every stage runs, on a handful of games
@@ -156,6 +157,24 @@ def test_the_second_round_is_played_by_the_first_rounds_agent(done):
     sizes = {d: sum(len(np.load(f)["game"]) for f in (out / d).rglob("shard_*.npz"))
              for d in ("values", "values2")}
     assert (first, second) == (sizes["values"], sizes["values"] + sizes["values2"])
+
+
+def test_the_last_fit_may_read_the_second_round_alone(done, monkeypatch):
+    """``refit_both=False`` (the ``net`` recipe): the last fit reads only the second
+    round's shards, still starting from the first fit's network."""
+    out = done[0]
+    r = dataclasses.replace(TINY, refit_both=False)
+    fits = []
+    monkeypatch.setattr(recipe_run.Pipeline, "_fit_values",
+                        lambda self, stage, data, epochs, started, label, init=None:
+                        fits.append((stage, [name for name, _ in data], init is not None)))
+    runner = recipe_run.Pipeline(r, out, 3, 1, RunState(out, r, 3), False, None)
+    try:
+        runner._fit2(0.0)
+    finally:
+        runner._logfile.close()
+    assert fits == [("fit2", ["values2"], True)]
+    assert RECIPES["net"].refit_both is False and TINY.refit_both is True
 
 
 def test_a_rerun_of_a_finished_run_redoes_nothing(done, tmp_path):
