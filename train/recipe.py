@@ -124,7 +124,7 @@ class Recipe:
 
 RECIPES = {
     "demo": Recipe("demo"),
-    "net": Recipe("net", clone_shards=80, clone_matches=100, clone_epochs=8,
+    "net": Recipe("net", clone_shards=20, clone_matches=100, clone_epochs=8,
                   values=(ValueBlock(12, 1000, 1, 8), ValueBlock(10, 250, 9, 12),
                           ValueBlock(5, 100, 13, 17, exact=8)),
                   value_arch=(512, 512, 256), value_epochs=4, value_tricks=17,

@@ -170,15 +170,22 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
     absent = _ALL_CARDS ^ game.variant.deck
     if absent:  # a smaller variant: its absent cards are neither unseen nor trumps
         x &= ~(absent << _UNSEEN | absent << _TRUMPS)
-    # one row of _BYTE_BITS per byte: the float32 bits of the vector and the mask at once
+    return _arrays(x, game.trick_points, game.scores, p, len(game.tricks),
+                   hand[o].bit_count(), my_cov.bit_count() + my_pending,
+                   opp_cov.bit_count() + opp_pending, phase, left)
+
+
+def _arrays(x: int, tp, scores, p: int, tricks: int, opp_hand: int, my_down: int,
+            opp_down: int, phase: int, left: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observation and mask of the bit-packed 0/1 entries ``x`` (the mask's bits after
+    the vector's) and the scaled entries from these counts: one row of ``_BYTE_BITS``
+    per byte gives the float32 bits of the vector and the mask at once."""
     flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
     out = flat[:OBS_SIZE]
-    tp, scores = game.trick_points, game.scores
-    s, t = scores[p], scores[o]
-    _pack(out, _SCALAR_BYTES, _BY_POINTS[tp[p]], _BY_POINTS[tp[o]],
-          _BY_TRICKS[len(game.tricks)], _BY_HAND[hand[o].bit_count()], _BY_PILES[my_cov.bit_count() + my_pending],
-          _BY_PILES[opp_cov.bit_count() + opp_pending], s / (s + _SCORE_SCALE),
-          t / (t + _SCORE_SCALE),
+    s, t = scores[p], scores[1 - p]
+    _pack(out, _SCALAR_BYTES, _BY_POINTS[tp[p]], _BY_POINTS[tp[1 - p]], _BY_TRICKS[tricks],
+          _BY_HAND[opp_hand], _BY_PILES[my_down], _BY_PILES[opp_down],
+          s / (s + _SCORE_SCALE), t / (t + _SCORE_SCALE),
           0.0 if phase == _OVER else _HANDS_LEFT[left] if 0 <= left <= HANDS_LEFT_CAP else
           (1.0 if left > HANDS_LEFT_CAP else _FEW_HANDS_LEFT))
     return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
@@ -221,18 +228,9 @@ def encode_view_packed(view) -> tuple[np.ndarray, np.ndarray]:
           | opp_cov << _OPP_COV | played[p] << _MY_PLAYED | played[o] << _OPP_PLAYED
           | won[p] << _MY_WON | won[o] << _OPP_WON | view.unseen << _UNSEEN
           | (legal & _ALL_CARDS) << _LEGAL | flags << _FLAGS | legal << OBS_SIZE)
-    flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
-    out = flat[:OBS_SIZE]
-    tp, scores = view.trick_points, view.scores
-    s, t = scores[p], scores[o]
-    _pack(out, _SCALAR_BYTES, _BY_POINTS[tp[p]], _BY_POINTS[tp[o]],
-          _BY_TRICKS[len(view.tricks)], _BY_HAND[view.hand_size_opp],
-          _BY_PILES[my_cov.bit_count() + my_pending],
-          _BY_PILES[opp_cov.bit_count() + opp_pending], s / (s + _SCORE_SCALE),
-          t / (t + _SCORE_SCALE),
-          0.0 if phase == _OVER else _HANDS_LEFT[left] if 0 <= left <= HANDS_LEFT_CAP else
-          (1.0 if left > HANDS_LEFT_CAP else _FEW_HANDS_LEFT))
-    return out, flat[OBS_SIZE:_MASK_END].astype(_I8)
+    return _arrays(x, view.trick_points, view.scores, p, len(view.tricks),
+                   view.hand_size_opp, my_cov.bit_count() + my_pending,
+                   opp_cov.bit_count() + opp_pending, phase, left)
 
 
 # --- the optional C accelerator ------------------------------------------------------------
