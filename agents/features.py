@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from widderkopf_env.cards import BEATS, POINTS, SPITZER
+from widderkopf_env.game_encoder import BYTE_BITS
 
 from .canonical import CARD_AT, ROLES
 
@@ -72,9 +73,6 @@ _ABOVE_T, _BY_CLASS_T = np.ascontiguousarray(_ABOVE.T), np.ascontiguousarray(_BY
 _BYTE_CANON = [[[sum(1 << int(ROLES[t][8 * k + i]) for i in range(8)
                     if b >> i & 1 and 8 * k + i < 36) for b in range(256)]
                 for k in range(5)] for t in range(len(ROLES))]
-#: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
-                           bitorder="little").astype(np.float32)
 
 
 def _canonical_rows(sets, t: int) -> np.ndarray:
@@ -86,7 +84,7 @@ def _canonical_rows(sets, t: int) -> np.ndarray:
         for k in range(5):
             c |= table[k][bits >> (8 * k) & 255]
         packed |= c << (40 * r)  # 5 bytes a row
-    rows = _BYTE_BITS.take(np.frombuffer(packed.to_bytes(5 * len(sets), "little"),
+    rows = BYTE_BITS.take(np.frombuffer(packed.to_bytes(5 * len(sets), "little"),
                                          np.uint8), 0)
     return rows.reshape(len(sets), 40)[:, :36]
 

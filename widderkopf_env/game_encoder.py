@@ -78,10 +78,10 @@ _OVER = int(Phase.OVER)
 _SCORE_SCALE = float(SCORE_SCALE)
 _U8, _I8 = np.dtype(np.uint8), np.dtype(np.int8)
 #: Row b: the 8 bits of byte b, least significant first, as float32 0/1.
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
                            bitorder="little").astype(np.float32)
 # Entry i of the vector is bit i of one int, written little-endian: byte k gives entries
-# 8k .. 8k+7 through row k of _BYTE_BITS.
+# 8k .. 8k+7 through row k of BYTE_BITS.
 _BOTH_BYTES = (OBS_SIZE + NUM_ACTIONS + 7) // 8  # encode_with_mask: the mask follows
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 #: Trump one-hot (a flag, relative to _FLAGS) by ``trump + 1`` (-1 = none named yet).
@@ -105,7 +105,7 @@ _BY_TRICKS = tuple(n / TRICKS for n in range(TRICKS + 1))
 _BY_HAND = tuple(n / HAND_SIZE for n in range(HAND_SIZE + 1))
 _BY_PILES = tuple(n / PILES for n in range(PILES + 2))  # + 1 pending while it is played
 
-_take, _frombuffer, _pack = _BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
+_take, _frombuffer, _pack = BYTE_BITS.take, np.frombuffer, _PACK_SCALARS.pack_into
 _SCALAR_BYTES = _SCALARS * 4
 
 
@@ -178,7 +178,7 @@ def _encode_py(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nd
 def _arrays(x: int, tp, scores, p: int, tricks: int, opp_hand: int, my_down: int,
             opp_down: int, phase: int, left: int) -> tuple[np.ndarray, np.ndarray]:
     """The observation and mask of the bit-packed 0/1 entries ``x`` (the mask's bits after
-    the vector's) and the scaled entries from these counts: one row of ``_BYTE_BITS``
+    the vector's) and the scaled entries from these counts: one row of ``BYTE_BITS``
     per byte gives the float32 bits of the vector and the mask at once."""
     flat = _take(_frombuffer(x.to_bytes(_BOTH_BYTES, "little"), _U8), 0).ravel()
     out = flat[:OBS_SIZE]
