@@ -22,7 +22,8 @@ folder and records them (with their sha256) in ``recipe.json``:
 5. ``values2`` and ``fit2`` (recipes with ``values2``): a second round in the manner of
    DAgger. The agent of the first fit plays the games of more exact-value data, so the
    data covers the positions its own play leads to, and the card-value network is
-   fitted again on both rounds' data. The first round's agent is
+   fitted again from the first fit's, on the second round's data (``refit_both``: on
+   both rounds'). The first round's agent is
    ``values/agent.npz``; the second's is ``agent.npz``.
 6. ``evaluate``: the final duplicate results against the heuristic and the shipped
    ``net``, and (recipes with ladder pairs) the ladder rating.
