@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from widderkopf_env.cards import ALL_CARDS, ESCALATE, NUM_CARDS, TRICKS, from_bits
-from widderkopf_env.observation import OBS_SIZE, encode_with_mask
+from widderkopf_env.game_encoder import encode_view_packed
+from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import PLAY
 
 from .canonical import ROLES, to_canonical
@@ -80,5 +81,5 @@ class NetAgent:
         cards = legal & ALL_CARDS
         if cards & (cards - 1) == 0:
             return cards.bit_length() - 1
-        v = self.card_values.values(view, encode_with_mask(view)[0])
+        v = self.card_values.values(view, encode_view_packed(view)[0])
         return max(from_bits(cards), key=v.__getitem__)  # ties: the lowest id

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, NUM_CARDS
-from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_with_mask
+from widderkopf_env.game_encoder import encode_view_packed
+from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
 from .canonical import from_canonical, to_canonical, trump_of
 
@@ -116,7 +117,7 @@ class PolicySnapshot:
         return from_canonical(z, trump_of(obs))
 
     def act(self, view) -> int:
-        obs, mask = encode_with_mask(view)
+        obs, mask = encode_view_packed(view)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError(f"player {view.player} has no legal action (not their turn)")

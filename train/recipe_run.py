@@ -157,10 +157,9 @@ class Pipeline:
         n1 = _positions(recipe.values)
         weights = {"clone": 2.0, "ppo": 6.0 * recipe.ppo_steps / 1e6,
                    "values": _work(recipe.values), "fit": recipe.value_epochs / 3,
-                   "values2": _work(recipe.values2),
-                   "fit2": recipe.value_epochs2 / 3
-                   * (n1 * recipe.refit_both + _positions(recipe.values2))
-                   / max(n1, 1), "evaluate": 1.0}
+                   "values2": _work(recipe.values2), "evaluate": 1.0, "fit2":
+                   recipe.value_epochs2 / 3 * (n1 * recipe.refit_both
+                                               + _positions(recipe.values2)) / max(n1, 1)}
         if plan is not None:  # the planned seconds
             weights |= {s: max(plan.seconds.get(s, 0.0), 1e-3) for s in self.stages}
         total = sum(weights[s] for s in self.stages)
@@ -351,9 +350,8 @@ class Pipeline:
 
     def fit_target(self, stage: str) -> Path:
         """The agent file a fit writes: the last fit's is the recipe's ``agent.npz``."""
-        if stage == "fit" and self.r.values2:
-            return self.path("values", AGENT)
-        return self.path(AGENT)
+        return self.path("values", AGENT) if stage == "fit" and self.r.values2 \
+            else self.path(AGENT)
 
     def _fit(self, started: float) -> None:
         self._fit_values("fit", [("values", self.r.values)], self.r.value_epochs, started,
@@ -363,8 +361,8 @@ class Pipeline:
         from widderkopf_env.agents.network_file import load_values
 
         first = load_values(self.fit_target("fit"))  # the second fit starts from the first
-        rounds = [("values", self.r.values)] if self.r.refit_both else []
-        self._fit_values("fit2", rounds + [("values2", self.r.values2)],
+        both = [("values", self.r.values)] * self.r.refit_both
+        self._fit_values("fit2", both + [("values2", self.r.values2)],
                          self.r.value_epochs2, started, "card values 2",
                          init=None if first is None else first[0])
 

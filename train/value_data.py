@@ -44,7 +44,8 @@ from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.network_file import load_net_agent
 from widderkopf_env.agents.solver import solve_actions, solve_value, world_table
 from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
-from widderkopf_env.observation import OBS_SIZE, encode_with_mask
+from widderkopf_env.game_encoder import encode_view_packed
+from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import PLAY, Game
 
 from .distill_data import run_shards, whole
@@ -124,7 +125,7 @@ def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
                     tt = world_table(game)
                 for card, x in card_values(game, exact_tricks, rollout, tt).items():
                     values[card] = x
-                rows["obs"].append(encode_with_mask(view)[0])
+                rows["obs"].append(encode_view_packed(view)[0])
                 rows["features"].append(card_features(view))
                 rows["values"].append(values)
                 rows["game"].append(game_id)

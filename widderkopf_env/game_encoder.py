@@ -192,8 +192,8 @@ def _arrays(x: int, tp, scores, p: int, tricks: int, opp_hand: int, my_down: int
 
 
 def encode_view_packed(view) -> tuple[np.ndarray, np.ndarray]:
-    """``encode_view(view)`` bit-packed as :func:`_encode_py` packs it: what the bots'
-    :func:`~widderkopf_env.observation.encode_with_mask` runs. It reads only the
+    """``encode_view(view)`` bit-packed as :func:`_encode_py` packs it: the shipped bots'
+    encoder, the faster twin of :func:`~widderkopf_env.observation.encode_with_mask`. It reads only the
     :class:`~widderkopf_env.view.PlayerView` (R8), as the reference does; the same
     differential test ties the two. A fresh float32 observation and int8 mask."""
     p, o = view.player, view.opponent

@@ -256,9 +256,7 @@ def action_mask(view) -> np.ndarray:
 
 
 def encode_with_mask(view) -> tuple[np.ndarray, np.ndarray]:
-    """``(encode(view), action_mask(view))`` in one pass: what bots and policies use. It
-    runs the bit-packed twin of :func:`encode_view`
-    (:func:`~widderkopf_env.game_encoder.encode_view_packed`, the same arrays)."""
-    from .game_encoder import encode_view_packed  # it imports this module
-
-    return encode_view_packed(view)
+    """``(encode(view), action_mask(view))`` in one pass: what bots and policies use
+    (:func:`~widderkopf_env.game_encoder.encode_view_packed` is its faster twin, the same
+    arrays, which the shipped bots run)."""
+    return encode_view(view)

@@ -3,8 +3,8 @@
 The reference is :func:`widderkopf_env.observation.encode_view`, written piece by piece
 from the table and reading nothing but the player's view. The environments use the fast
 encoders on the live game: the pure-Python ``encode_game``, its C twin (where built) and
-the batched :func:`widderkopf_env.vector.encode`; the bots encode their view with
-:func:`~widderkopf_env.observation.encode_with_mask`. Each must give the reference's arrays
+the batched :func:`widderkopf_env.vector.encode`; the shipped bots encode their view
+with :func:`~widderkopf_env.game_encoder.encode_view_packed`. Each must give the reference's arrays
 bit for bit, for both players, at every position of many random matches; with ``over``
 (an episode ended early) the mask and the ``legal_cards`` piece are all zeros.
 """
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from widderkopf_env import Game, Phase, game_encoder
-from widderkopf_env.game_encoder import encode_game
-from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_view, encode_with_mask, piece
+from widderkopf_env.game_encoder import encode_game, encode_view_packed
+from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_view, piece
 from widderkopf_env.vector import DealSource, VecGame
 from widderkopf_env.vector import encode as vector_encode
 
@@ -114,7 +114,7 @@ def test_fast_encoder_equals_the_reference_at_every_position(run):
 
 @pytest.mark.parametrize("variant", [None, "tiny", "small", "medium"])
 def test_the_bots_view_encoder_equals_the_reference_at_every_position(variant):
-    """``encode_with_mask(view)``, the bots' encoder (bit-packed from the view), gives
+    """``encode_view_packed(view)``, the bots' encoder (bit-packed from the view), gives
     the reference's arrays for both players at every position of random matches of the
     full game (tie-break hands and ended matches included) and of each smaller variant."""
     rng = random.Random(11)
@@ -125,7 +125,7 @@ def test_the_bots_view_encoder_equals_the_reference_at_every_position(variant):
         while True:
             for p in (0, 1):
                 view = game.view(p)
-                obs, mask = encode_with_mask(view)
+                obs, mask = encode_view_packed(view)
                 ref_obs, ref_mask = encode_view(view)
                 assert obs.dtype == np.float32 and obs.shape == (OBS_SIZE,)
                 assert obs.tobytes() == ref_obs.tobytes(), (seed, p)
