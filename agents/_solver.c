@@ -11,13 +11,16 @@
  *
  * - null-window tests (MTD): the root's value is found by searches with a window of one
  *   point ("at least gamma?"), each raising a proven lower bound or lowering a proven
- *   upper one; the first test at the caller's window edge or a guess, then strides that
- *   double, then halving;
+ *   upper one; the first test at the caller's window edge or a guess (the last exact
+ *   value, scaled and seen from the new leader's side), then strides that double, then
+ *   halving;
  * - a transposition table of lower and upper bounds (and the best lead), shared by all
  *   the tests and sibling searches of one world;
  * - quick bounds at each trick start not in the table: each side's trumps above all of
  *   the other's trumps win their tricks whoever leads, and a leader whose opponent has
  *   no trump also wins with its top plain cards while it keeps the lead;
+ * - the last three tricks searched out without the table (every lead and reply, then the
+ *   last two tricks directly), the exact value stored at the position they start from;
  * - interchangeable cards: two cards of one class and one point value with no card of
  *   the other side between them (none with a face-down card under it) lead to the same
  *   value, so only one is searched; and the table key packs runs of such cards (none
@@ -235,7 +238,7 @@ static PyObject *Searcher_lead_values(Searcher *s, PyObject *const *args, Py_ssi
     int R, n;
     if (read_position(s, args, &aL, &aO, &R, &n)) return NULL;
     uint64_t hL = held(s, aL), hO = held(s, aO);
-    int value[WK_CARDS], g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    int value[WK_CARDS], g = guess(s, aL, aO, R);
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
     for (uint64_t cards = aL; cards; cards &= cards - 1) {

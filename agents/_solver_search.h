@@ -81,7 +81,8 @@ typedef struct {
     Entry *slots;  /* open addressing, linear probing; a power of two of them */
     size_t cap, count;
     int shift;     /* 64 - log2(cap) */
-    int last_v, last_r;  /* the last exact value found, and the points left with it */
+    int last_v, last_r;  /* the last exact value found, and the points left with it, */
+    uint64_t last_L;     /* and its leader's playable cards */
     unsigned long long nodes;       /* positions searched (trick starts), for benchmarks */
 } Searcher;
 
@@ -185,6 +186,38 @@ static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
             if (worst <= best) break;
         }
         if (worst > best) best = worst;
+    }
+    return best;
+}
+
+/* exact value for the leader with three tricks left: every lead and reply, then
+ * two_left, without the table (fail-soft within (alpha, beta) as ab) */
+static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R, int alpha, int beta) {
+    const Tables *t = s->tab;
+    const uint8_t *beats = t->beats;
+    int best = -1;
+    for (uint64_t leads = aL; leads; leads &= leads - 1) {
+        int c = low_bit(leads);
+        uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
+        int pc = t->pts[c], c36 = c * WK_CARDS, floor = best > alpha ? best : alpha;
+        int worst = R + 1;
+        uint64_t moves = aO & t->follow[c];
+        if (!moves) moves = aO;
+        for (; moves; moves &= moves - 1) {
+            int r = low_bit(moves);
+            uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
+            int p = pc + t->pts[r], R2 = R - p, v;
+            if (beats[c36 + r])
+                v = R2 - two_left(s, nO, nL, R2);
+            else
+                v = p + two_left(s, nL, nO, R2);
+            if (v < worst) worst = v;
+            if (worst <= floor) break;
+        }
+        if (worst > best) {
+            best = worst;
+            if (best >= beta) break;
+        }
     }
     return best;
 }
@@ -313,6 +346,11 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         if (e_lo > alpha) alpha = e_lo;
         if (e_hi < beta) beta = e_hi;
     }
+    if (n == 3) {  /* searched out: the exact value goes to the table */
+        int v = three_left(s, aL, aO, R, -1, R + 1);
+        tt_store(s, aL, aO, v, v, -1);
+        return v;
+    }
     uint64_t hL = held(s, aL), hO = held(s, aO);
     if (!known) {  /* quick bounds, from the tricks each side surely wins */
         int lo = sure_points(s, hL, hO, aL), hi = R - sure_points(s, hO, hL, 0);
@@ -399,17 +437,26 @@ static int mtd(Searcher *s, const Root *q, int lo, int hi, int alpha, int beta, 
     if (lo == hi) {
         s->last_v = lo;
         s->last_r = q->R;
+        s->last_L = q->aL;
     }
     return lo >= beta || lo == hi ? lo : hi;
 }
 
+/* A first guess at the value of a position: the last exact value found, scaled to the
+ * points left (sibling positions have similar shares), and seen from this leader's side
+ * (the one holding more of that leader's cards is taken for the same player). */
+static inline int guess(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
+    if (s->last_r <= 0) return R / 2;
+    int g = s->last_v * R / s->last_r;
+    return wk_popcount(aO & s->last_L) > wk_popcount(aL & s->last_L) ? R - g : g;
+}
+
 /* The value within (alpha, beta) as ab gives it, by mtd: the first test at the window's
- * edge (alpha + 1, or beta), where the callers' windows usually settle; without one, at the
- * last exact value found, scaled to the points left (sibling positions have similar
- * shares). */
+ * edge (alpha + 1, or beta), where the callers' windows usually settle; without one, at
+ * the guess. */
 static int search(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, int beta) {
-    if (n <= 2 || beta - alpha <= 1) return ab(s, aL, aO, R, n, alpha, beta);
-    int lo = 0, hi = R, g = s->last_r > 0 ? s->last_v * R / s->last_r : R / 2;
+    if (n <= 3 || beta - alpha <= 1) return ab(s, aL, aO, R, n, alpha, beta);
+    int lo = 0, hi = R, g = guess(s, aL, aO, R);
     canonical(s, &aL, &aO);
     Entry *e = probe(s, aL, aO);
     if (e->b & USED) {
