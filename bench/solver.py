@@ -24,8 +24,8 @@ position that ``train/value_data.py`` solves in G games of the heuristic against
 (each card decision with ``LO..HI`` tricks left and more than one legal card, leads and
 replies), solved game by game by each search, with a fresh table per position (how the
 values stages called it before issue 39) and with one table per game
-(``solver.world_table``, as they call it now). Each game's fastest of three passes
-counts; all four must give the same values.
+(``solver.world_table``, as they call it now), the four taking turns game by game. Each
+game's fastest of five passes counts; all four must give the same values.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ LANDED = "dcbcdfa98be14543b3ef6e4770141372047da06e"  # agents/_solver.c before i
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_UP_TO = 9
 MIN_SECONDS, MAX_PASSES = 0.5, 20
-STAGE_PASSES = 3
+STAGE_PASSES = 5
 # (text, replacement) in the landed source: a node counter; windows outside 0..R answered
 # at once (without, a window below 0 stores a wrong bound: the fix of solver.make_search);
 # the module's own name
@@ -177,35 +177,34 @@ def game_positions(games: int, lo: int, hi: int, seed: int) -> list[list[Game]]:
     return out
 
 
-def stage_pass(games: list[list[Game]], search, kept: bool) -> tuple[list[float], list]:
-    """Seconds per game and the values of its positions, solved in order by the C module
-    ``search``, with one table per game (``kept``) or a fresh one per position."""
-    seconds, values = [], []
+def stage_game(seq: list[Game], search, kept: bool) -> tuple[float, list]:
+    """Seconds and values of one game's positions, solved in order by the C module
+    ``search``, with one table for the game (``kept``) or a fresh one per position."""
     with searching_with(search):
-        for seq in games:
-            t0 = time.perf_counter()
-            tt = solver.world_table(seq[0]) if kept else None  # None: a fresh one each
-            values.append([solver.solve_actions(g, tt) for g in seq])
-            seconds.append(time.perf_counter() - t0)
-    return seconds, values
+        t0 = time.perf_counter()
+        tt = solver.world_table(seq[0]) if kept else None  # None: a fresh one each
+        values = [solver.solve_actions(g, tt) for g in seq]
+        return time.perf_counter() - t0, values
 
 
 def stage(games: list[list[Game]], landed) -> list[float]:
     """The landed search and the new one, each with a table per position and one per
-    game: each game's fastest seconds over the passes, summed; SystemExit if their values
-    differ."""
+    game, taking turns game by game: each game's fastest seconds over the passes, summed;
+    SystemExit if their values differ."""
     forms = [(landed, False), (landed, True), (solver._accel, False), (solver._accel, True)]
-    best = [[float("inf")] * len(games) for _ in forms]
-    values = None
-    for _ in range(STAGE_PASSES):
-        for k, (search, kept) in enumerate(forms):
-            seconds, got = stage_pass(games, search, kept)
-            best[k] = [min(a, b) for a, b in zip(best[k], seconds, strict=True)]
-            if values is None:
-                values = got
-            elif got != values:
-                raise SystemExit("the values stages' solves disagree")
-    return [sum(b) for b in best]
+    best = [0.0] * len(forms)
+    for seq in games:
+        fastest, values = [float("inf")] * len(forms), None
+        for _ in range(STAGE_PASSES):
+            for k, (search, kept) in enumerate(forms):
+                seconds, got = stage_game(seq, search, kept)
+                fastest[k] = min(fastest[k], seconds)
+                if values is None:
+                    values = got
+                elif got != values:
+                    raise SystemExit("the values stages' solves disagree")
+        best = [b + f for b, f in zip(best, fastest, strict=True)]
+    return best
 
 
 def main(argv=None) -> None:
