@@ -118,9 +118,10 @@ class TrainConfig:
     activation: str = setting("relu", "activation of the hidden layers",
                               choices=("relu", "tanh"), group="network and PPO")
     init: str | None = setting(None, "warm start: the actor starts from this policy's "
-                               "weights: 'ppo', 'net' (the shipped files) or a .npz written "
-                               "by widderkopf-distill (the critic starts fresh; its layers "
-                               "must match --net-arch)", type=str, metavar="POLICY",
+                               "weights: 'ppo', 'net', 'net-v1' (the shipped files) or a .npz "
+                               "written by widderkopf-distill (the critic starts fresh); its "
+                               "hidden layers are the run's unless --net-arch is given, "
+                               "which must then match", type=str, metavar="POLICY",
                                group="network and PPO")
     lr: float = setting(1e-3, "Adam learning rate", type=ABOVE0, group="network and PPO")
     lr_schedule: str = setting("linear", "linear: decays to 10% of --lr at --total-steps",
@@ -278,6 +279,8 @@ def _configure(args: dict, given: set) -> dict:
     """Resolve, merge into the saved run on --resume, and check the settings ``args``
     (``given``: the settings the caller named)."""
     args["out"] = str(args["out"])
+    if args.get("init") is not None and not args.get("resume") and "net_arch" not in given:
+        args["net_arch"] = _init_arch(args["init"])  # a warm start's network, unless set
     cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
     _check_out(Path(cfg["out"]))
     if cfg["resume"]:
@@ -402,6 +405,15 @@ def _init_file(spec: str, cfg: dict) -> Path:
 
     try:
         return init_file(spec, cfg["net_arch"], cfg["activation"], cfg["policy"] == "canonical")
+    except ValueError as err:
+        raise UsageError(f"--init: {err}") from None
+
+
+def _init_arch(spec: str) -> list[int]:
+    from .export import init_arch
+
+    try:
+        return init_arch(spec)
     except ValueError as err:
         raise UsageError(f"--init: {err}") from None
 

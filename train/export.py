@@ -11,8 +11,8 @@ import numpy as np
 
 from widderkopf_env.agents.numpy_net import ACTIVATIONS, PolicySnapshot
 
-__all__ = ["PolicySnapshot", "export_policy", "init_file", "load_actor", "network_file",
-           "network_file_arg"]
+__all__ = ["PolicySnapshot", "export_policy", "init_arch", "init_file", "load_actor",
+           "network_file", "network_file_arg"]
 
 
 def export_policy(model) -> dict:
@@ -59,22 +59,36 @@ def load_actor(model, weights: dict) -> None:
             m.bias.copy_(torch.as_tensor(b))
 
 
-def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
-    """The policy file that a warm start ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped
-    files) or a path to a .npz from :func:`~widderkopf_env.agents.network_file.save_policy`,
-    resolved, after checking that its actor has these hidden layers, activation and
-    input ordering; ValueError saying what differs otherwise."""
+def _init_weights(spec: str) -> tuple[Path, dict]:
+    """The policy file a warm start ``spec`` names and its weights; ValueError saying why
+    it names none."""
     from widderkopf_env.agents.network_file import load_policy
     from widderkopf_env.agents.shipped import SHIPPED_FILES
 
     path = SHIPPED_FILES.get(spec, Path(spec))
     if path.suffix != ".npz" or not path.is_file():
-        raise ValueError(f"{spec!r} is neither 'ppo', 'net' nor an existing .npz policy "
-                         "file (widderkopf-distill train writes them)")
+        names = ", ".join(repr(n) for n in SHIPPED_FILES)
+        raise ValueError(f"{spec!r} is neither a shipped network ({names}) nor an existing "
+                         ".npz policy file (widderkopf-distill train writes them)")
     try:
-        weights = load_policy(path)
+        return path, load_policy(path)
     except (OSError, KeyError, ValueError) as err:
         raise ValueError(f"{path} is not a policy file ({err})") from None
+
+
+def init_arch(spec: str) -> list[int]:
+    """The hidden layer sizes of the actor in the policy file that a warm start ``spec``
+    names (as :func:`init_file`): the network a run that does not set its own takes."""
+    return [int(w.shape[0]) for w, _ in _init_weights(spec)[1]["layers"][:-1]]
+
+
+def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
+    """The policy file that a warm start ``spec`` names: a shipped network's name
+    (``"ppo"``, ``"net"``, ``"net-v1"``) or a path to a .npz from
+    :func:`~widderkopf_env.agents.network_file.save_policy`, resolved, after checking that
+    its actor has these hidden layers, activation and input ordering; ValueError saying
+    what differs otherwise."""
+    path, weights = _init_weights(spec)
     have = ([int(w.shape[0]) for w, _ in weights["layers"][:-1]], weights["activation"].lower(),
             weights["canonical"])
     want = (list(hidden), activation.lower(), bool(canonical))
@@ -87,8 +101,8 @@ def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) ->
 
 
 def network_file(spec) -> Path:
-    """The network file ``spec`` names: ``"ppo"`` or ``"net"`` (the shipped files) or a
-    path (relative to the working directory), resolved after checking that it loads as
+    """The network file ``spec`` names: a shipped network's name (``"ppo"``, ``"net"``,
+    ``"net-v1"``) or a path (relative to the working directory), resolved after checking that it loads as
     a network file (:func:`~widderkopf_env.agents.network_file.load_net_agent`); ValueError
     saying why not otherwise."""
     from widderkopf_env.agents.network_file import load_net_agent
@@ -96,8 +110,8 @@ def network_file(spec) -> Path:
 
     path = SHIPPED_FILES.get(spec, Path(spec))
     if not path.is_file():
-        raise ValueError(f"{str(spec)!r}: no such file (nor 'ppo' or 'net', the shipped "
-                         "networks)")
+        names = ", ".join(repr(n) for n in SHIPPED_FILES)
+        raise ValueError(f"{str(spec)!r}: no such file (nor a shipped network: {names})")
     try:
         load_net_agent(path)
     except (OSError, KeyError, ValueError) as err:

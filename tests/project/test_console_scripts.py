@@ -218,7 +218,7 @@ BAD = [
     ("widderkopf-values", ["fit", "--data", "afile", "--policy", "net", "--out", "n.npz",
                            "--net-arch", "256 256"], "--net-arch: expected comma-separated"),
     ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
-     "--init: 'nobody' is neither 'ppo', 'net'"),
+     "--init: 'nobody' is neither a shipped network"),
     ("demo", ["--pairs", "0"], "--pairs: expected an integer >= 1"),
     # a .npz that is not a network, or one of the wrong shapes (checked when loaded)
     ("widderkopf-eval", ["plain.npz", "random"], "'plain.npz' is not a network file: no array"),
