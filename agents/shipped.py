@@ -1,9 +1,12 @@
-"""The networks shipped with the package: ``load_agent("ppo")`` and ``load_agent("net")``.
+"""The networks shipped with the package: ``load_agent("ppo")``, ``load_agent("net")``
+and ``load_agent("net-v1")``.
 
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (docs/training.md, "PPO training", gives the run and its measured
-strength); ``net_policy.npz`` a policy network and a card-value network (docs/bots.md,
-"The distilled network"; docs/training.md gives the steps that made it). Both are network files
+strength); ``net_policy.npz`` a policy network and a card-value network, the agent of a
+``widderkopf-train --recipe net`` run (docs/bots.md, "The distilled network");
+``net_v1_policy.npz`` the ``net`` shipped before it, made by the longer pipeline that
+docs/training.md gives. All are network files
 (:mod:`.network_file`) run as numpy forward passes, so playing them needs neither torch
 nor stable-baselines3.
 """
@@ -18,9 +21,10 @@ from .numpy_net import PolicySnapshot
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
 NET_FILE = Path(__file__).with_name("net_policy.npz")
+NET_V1_FILE = Path(__file__).with_name("net_v1_policy.npz")
 #: The shipped network files by bot name: what ``--init`` and ``--policy`` accept besides
 #: a path.
-SHIPPED_FILES = {"ppo": POLICY_FILE, "net": NET_FILE}
+SHIPPED_FILES = {"ppo": POLICY_FILE, "net": NET_FILE, "net-v1": NET_V1_FILE}
 
 
 def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
@@ -33,6 +37,16 @@ def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
 def shipped_net_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
     """The shipped network (``load_agent("net")``): a policy network for trumps, discards
     and escalations and a card-value network for the cards, deterministic."""
-    if not NET_FILE.exists():
-        raise FileNotFoundError(f"the shipped network {NET_FILE} is missing")
-    return load_net_agent(NET_FILE, seed=seed, name="net")
+    return _net_agent(NET_FILE, "net", seed)
+
+
+def shipped_net_v1_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
+    """``load_agent("net-v1")``: the ``net`` shipped before the recipe's agent replaced
+    it (a PPO-trained policy network and a card-value network), deterministic."""
+    return _net_agent(NET_V1_FILE, "net-v1", seed)
+
+
+def _net_agent(path: Path, name: str, seed: int | None) -> PolicySnapshot | NetAgent:
+    if not path.exists():
+        raise FileNotFoundError(f"the shipped network {path} is missing")
+    return load_net_agent(path, seed=seed, name=name)

@@ -1,6 +1,6 @@
 """Agent speed: microseconds per decision of the heuristic, the random bot, the
-shipped networks (``ppo``, ``net``: numpy forward passes, one core; ``net`` plays its
-cards with a card-value network) and ``net-endgame`` (``net`` with its last 5 tricks
+shipped networks (``ppo``, ``net``, ``net-v1``: numpy forward passes, one core; the nets
+play their cards with a card-value network) and ``net-endgame`` (``net`` with its last 5 tricks
 solved exactly over 8 sampled worlds); the slowest decision of ``net`` and
 ``net-endgame`` is printed too.
 
@@ -65,7 +65,8 @@ def main(argv=None) -> None:
     views = positions(args.games)
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
     endgame = load_agent("net-endgame", seed=0)
-    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"), endgame):
+    for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"),
+                  load_agent("net-v1"), endgame):
         print(f"  {agent.name:11s} {time_agent(agent, views, args.repeat):7.2f} us/decision")
     for name, agent in (("net", load_agent("net")), ("net-endgame", endgame)):
         slowest = 0.0

@@ -229,7 +229,8 @@ def test_crack_curriculum_masks_escalation():
 
 def test_init_warm_starts_the_actor_from_a_policy_file(tmp_path):
     """--init net: the run's actor starts as the shipped network (with a learning rate of
-    1e-12 it stays there), --crack-after defaults to 0, and the critic is left alone."""
+    1e-12 it stays there), in its hidden layers when --net-arch is not given,
+    --crack-after defaults to 0, and the critic is left alone."""
     from sb3_contrib import MaskablePPO
 
     from widderkopf_env.agents.network_file import load_policy
@@ -237,11 +238,12 @@ def test_init_warm_starts_the_actor_from_a_policy_file(tmp_path):
 
     out = tmp_path / "warm"
     train_from_args(["--total-steps", "256", "--n-envs", "2", "--out", str(out), "--init", "net",
-                     "--net-arch", "256,256", "--lr", "1e-12", "--lr-schedule", "constant",
+                     "--lr", "1e-12", "--lr-schedule", "constant",
                      *_without(TINY, "--net-arch", "--crack-after", "--snapshot-every",
                                "--self-play")])
     config = json.loads((out / "config.json").read_text())
     assert config["init"] == str(NET_FILE.resolve()) and config["crack_after"] == 0
+    assert config["net_arch"] == [512, 512]  # the file's network: no --net-arch given
     model = MaskablePPO.load(out / "final_model.zip", device="cpu")
     got, want = export_policy(model)["layers"], load_policy(NET_FILE)["layers"]
     for (w, b), (w0, b0) in zip(got, want, strict=True):
@@ -263,8 +265,8 @@ def _without(args: list[str], *flags: str) -> list[str]:
 
 
 @pytest.mark.parametrize("init, extra, message", [
-    ("net", ["--net-arch", "32,32"], "hidden layers [256, 256]"),
-    ("nowhere.npz", [], "neither 'ppo', 'net' nor an existing .npz"),
+    ("net", ["--net-arch", "32,32"], "hidden layers [512, 512]"),
+    ("nowhere.npz", [], "neither a shipped network ('ppo', 'net', 'net-v1') nor an existing"),
 ])
 def test_init_refuses_what_does_not_fit(tmp_path, capsys, init, extra, message):
     with pytest.raises(SystemExit) as exc:
