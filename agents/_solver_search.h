@@ -191,15 +191,15 @@ static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
 }
 
 /* exact value for the leader with three tricks left: every lead and reply, then
- * two_left, without the table (fail-soft within (alpha, beta) as ab) */
-static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R, int alpha, int beta) {
+ * two_left, without the table */
+static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
     const Tables *t = s->tab;
     const uint8_t *beats = t->beats;
     int best = -1;
     for (uint64_t leads = aL; leads; leads &= leads - 1) {
         int c = low_bit(leads);
         uint64_t nL = (aL ^ BIT(c)) | s->rev[c];
-        int pc = t->pts[c], c36 = c * WK_CARDS, floor = best > alpha ? best : alpha;
+        int pc = t->pts[c], c36 = c * WK_CARDS;
         int worst = R + 1;
         uint64_t moves = aO & t->follow[c];
         if (!moves) moves = aO;
@@ -212,12 +212,9 @@ static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R, int al
             else
                 v = p + two_left(s, nL, nO, R2);
             if (v < worst) worst = v;
-            if (worst <= floor) break;
+            if (worst <= best) break;
         }
-        if (worst > best) {
-            best = worst;
-            if (best >= beta) break;
-        }
+        if (worst > best) best = worst;
     }
     return best;
 }
@@ -347,7 +344,7 @@ static int ab(Searcher *s, uint64_t aL, uint64_t aO, int R, int n, int alpha, in
         if (e_hi < beta) beta = e_hi;
     }
     if (n == 3) {  /* searched out: the exact value goes to the table */
-        int v = three_left(s, aL, aO, R, -1, R + 1);
+        int v = three_left(s, aL, aO, R);
         tt_store(s, aL, aO, v, v, -1);
         return v;
     }
