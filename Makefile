@@ -9,7 +9,7 @@ RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
 # The compiled core (setup.py builds it into widderkopf_env/_speedups*.so).
 C_CORE := widderkopf_env/_speedups.c widderkopf_env/_batch.c widderkopf_env/_scalar.c widderkopf_env/_scalar_hand.c \
-	widderkopf_env/_deal.c widderkopf_env/_bind.c widderkopf_env/_pool.c widderkopf_env/_core.h widderkopf_env/_batch.h \
+	widderkopf_env/_deal.c widderkopf_env/_bind.c widderkopf_env/_pool.c widderkopf_env/_aec.c widderkopf_env/_core.h widderkopf_env/_batch.h \
 	widderkopf_env/_slots.h widderkopf_env/_draw.h
 # The engine, env and vector tests, run a second time on the pure-Python fallback
 # (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.

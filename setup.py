@@ -16,6 +16,13 @@ Python, with identical results, more slowly (``solver.ACCELERATED``;
 
 from setuptools import Extension, setup
 
+try:  # numpy's headers let _aec.c make arrays (pyproject's build requires numpy)
+    import numpy
+
+    NUMPY = {"include_dirs": [numpy.get_include()], "define_macros": [("WK_NUMPY", "1")]}
+except ImportError:
+    NUMPY = {}
+
 setup(
     ext_modules=[
         Extension(
@@ -23,10 +30,11 @@ setup(
             sources=["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
                      "widderkopf_env/_bind.c", "widderkopf_env/_scalar.c",
                      "widderkopf_env/_scalar_hand.c", "widderkopf_env/_deal.c",
-                     "widderkopf_env/_pool.c"],
+                     "widderkopf_env/_pool.c", "widderkopf_env/_aec.c"],
             depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h",
                      "widderkopf_env/_slots.h", "widderkopf_env/_draw.h"],
             optional=True,
+            **NUMPY,
         ),
         Extension(
             "widderkopf_env.agents._solver",

@@ -417,44 +417,47 @@ WK_ROW_WRITER static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop)
 
 static const char *const play_names[] = {
     "obs_out", "mask_out", "final_out", "reward_out", "rewards_out", "terminated_out",
-    "hand_over_out", "mover_out", "need_out", "seeded", "hands", "shaped", "draws", "cards"};
+    "hand_over_out", "mover_out", "need_out", "seeded", "hands", "shaped", "draws", "cards",
+    "ended_out"};
 
 /* play(game, actions, obs_out, mask_out, final_out, reward_out, rewards_out, terminated_out,
- * hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards, key, shaping,
- * hand_size, piles, num_hands, num_threads) -> k, or -1 (nothing changed) when an action is
- * not legal or a game's arrays are out of range (the caller's numpy path then says which).
+ * hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards, ended_out, key,
+ * shaping, hand_size, piles, num_hands, num_threads) -> (k, e), or -1 (nothing changed) when
+ * an action is not legal or a game's arrays are out of range (the caller's numpy path then
+ * says which).
  * The self-play vector env's step (vector/env.py's _step_self; its numpy reference is
  * _step): every game's move, the mover's reward settled on the ledger (hands, shaped:
  * VecRewardLedger's arrays), every row written for the player to act; a game whose match
- * ended gets its last row (the mover's, as over) in final_out and a new match of num_hands
+ * ended gets its last row (the mover's, as over) and a new match of num_hands
  * hands, a game whose hand ended the next hand, both dealt from the generator (key; draws:
  * the deal counters; cards: the variant's). A game of a seeded match (seeded) whose hand
- * ended is left to the caller: need_out[:k] lists those, their rows not written. */
+ * ended is left to the caller: need_out[:k] lists those, their rows not written. The e
+ * games whose match ended are ended_out[:e], in order, their last rows final_out[:e]. */
 static PyObject *vec_play(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *game, *act_obj, *o[14];
+    PyObject *game, *act_obj, *o[15];
     unsigned long long key;
     int shaping, hand_size, piles;
     long long num_hands;
     long threads;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOKpiiLl", &game, &act_obj, &o[0], &o[1], &o[2],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOKpiiLl", &game, &act_obj, &o[0], &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &key, &shaping, &hand_size, &piles, &num_hands,
+                          &o[12], &o[13], &o[14], &key, &shaping, &hand_size, &piles, &num_hands,
                           &threads) || wk_check_threads(threads))
         return NULL;
     if (encoder_unready()) return NULL;
     bound_batch bb;
     if (wk_bind(game, &bb)) return NULL;
-    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0, cards = PyObject_Length(o[13]);
+    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0, nend = 0, cards = PyObject_Length(o[13]);
     static const int kinds[] = {-1, K_I8, -1, K_F64, K_F64, K_BOOL, K_BOOL, K_I64, K_I64,
-                                K_BOOL, K_I64, K_I64, K_U64, K_I64};
-    const Py_ssize_t per[] = {0, WK_ACTIONS, 0, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-    Py_buffer v[15];
+                                K_BOOL, K_I64, K_I64, K_U64, K_I64, K_I64};
+    const Py_ssize_t per[] = {0, WK_ACTIONS, 0, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1};
+    Py_buffer v[16];
     int got = 0, is_f32 = 0, final_f32 = 0, err = cards < 2 || cards > WK_CARDS || hand_size < 1
         || piles < 0 || piles > WK_PILES || 2 * (hand_size + 2 * piles) != cards || num_hands < 1;
     if (err) PyErr_SetString(PyExc_ValueError, "play: the variant's deal is out of range");
     if (!err) err = wk_get_array(act_obj, "actions", K_I64, n, 0, &v[got]) || (got++, 0);
-    for (int a = 0; !err && a < 14; a++) {
+    for (int a = 0; !err && a < 15; a++) {
         if (a == 0 || a == 2) err = get_obs(o[a], n, &v[got], a == 0 ? &is_f32 : &final_f32);
         else err = wk_get_array(o[a], play_names[a], kinds[a], a == 13 ? cards : n * per[a],
                                 a != 9 && a != 13, &v[got]);
@@ -490,15 +493,25 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         wk_parallel_for((int)threads, n, play_slice, &j);
         Py_END_ALLOW_THREADS
-        int64_t *out = (int64_t *)v[9].buf;
+        int64_t *out = (int64_t *)v[9].buf, *ended = (int64_t *)v[15].buf;
         for (Py_ssize_t r = 0; r < n; r++)
             if (scratch[r]) out[count++] = r;
+        /* the ended games in order, their last rows moved up to rows 0..nend-1 */
+        size_t row = (size_t)wk_obs_layout.size * (is_f32 ? sizeof(float) : 1);
+        char *fin = (char *)v[3].buf;
+        const uint8_t *term = (const uint8_t *)v[6].buf;
+        for (Py_ssize_t r = 0; r < n; r++) {
+            if (!term[r]) continue;
+            if (nend != r) memcpy(fin + (size_t)nend * row, fin + (size_t)r * row, row);
+            ended[nend++] = r;
+        }
     }
     PyMem_Free(scratch);
     for (int a = 0; a < got; a++) PyBuffer_Release(&v[a]);
     wk_unbind(&bb);
     if (err) return NULL;
-    return PyLong_FromSsize_t(illegal ? -1 : count);
+    if (illegal) return PyLong_FromLong(-1);
+    return Py_BuildValue("(nn)", count, nend);
 }
 
 PyMethodDef wk_batch_methods[] = {
@@ -511,7 +524,7 @@ PyMethodDef wk_batch_methods[] = {
     {"vec_illegal", vec_illegal, METH_VARARGS,
      "vec_illegal(game, idx, actions, out) -> number of illegal actions"},
     {"vec_play", vec_play, METH_VARARGS,
-     "vec_play(game, actions, obs_out, mask_out, final_out, ...) -> games to deal, or -1"},
+     "vec_play(game, actions, obs_out, mask_out, final_out, ...) -> (to deal, ended), or -1"},
     {"vec_encode", vec_encode, METH_VARARGS,
      "vec_encode(game, idx, player, over, obs_out, mask_out, num_threads)"},
     {NULL, NULL, 0, NULL},

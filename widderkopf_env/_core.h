@@ -86,6 +86,14 @@ static inline void wk_init_tables(void) {
 #else
 #define WK_INLINE
 #endif
+/* a loop of 8 steps unrolled (its shifts become constants) */
+#if defined(__clang__)
+#define WK_UNROLL8 _Pragma("unroll 8")
+#elif defined(__GNUC__)
+#define WK_UNROLL8 _Pragma("GCC unroll 8")
+#else
+#define WK_UNROLL8
+#endif
 
 /* A function that writes observation rows, compiled twice where the compiler and the
  * platform allow it (GCC on x86 Linux: target_clones, picked once at load by the CPU):
@@ -179,7 +187,8 @@ static inline void wk_start_hand(const wk_rules *r, wk_batch *b, int64_t i,
     b->lead[i] = b->lead_pile[i] = -1;
     b->leader[i] = 1 - dealer;
     b->ntricks[i] = 0;
-    for (int64_t k = 0; k < 4 * b->ntricks_per_hand; k++) b->tricks[4 * b->ntricks_per_hand * i + k] = -1;
+    int64_t record = 4 * b->ntricks_per_hand;  /* no tricks yet: every entry -1 (all bits) */
+    memset(b->tricks + record * i, 0xff, (size_t)record * sizeof(int64_t));
     b->level[i] = 0;
     b->cracker[i] = b->recracker[i] = -1;
     wk_compute_legal(r, b, i);
@@ -448,12 +457,22 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
     /* byte b of the 0/1 entries spreads over entries 8b..8b+7 through a table row */
     int64_t nbytes = (nbits + 7) / 8, spread = 8 * nbytes <= L->size ? nbytes : nbytes - 1;
     if (obs32) {
-        for (int64_t q = 0; q < spread; q++) memcpy(obs32 + 8 * q, wk_byte_floats[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 32);
+        for (int64_t w = 0; w < spread / 8; w++) {  /* whole words: 8 bytes each */
+            uint64_t x = words[w];
+            WK_UNROLL8
+            for (int k = 0; k < 8; k++) memcpy(obs32 + 64 * w + 8 * k, wk_byte_floats[(uint8_t)(x >> (8 * k))], 32);
+        }
+        for (int64_t q = spread / 8 * 8; q < spread; q++) memcpy(obs32 + 8 * q, wk_byte_floats[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 32);
         for (int64_t j = 8 * spread; j < L->size; j++)
             obs32[j] = j < nbits ? (float)((words[j / 64] >> (j % 64)) & 1) : 0.0f;
         for (int k = 0; k < 9; k++) obs32[at[k]] = scaled[k];
     } else {
-        for (int64_t q = 0; q < spread; q++) memcpy(obs8 + 8 * q, wk_byte_bytes[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 8);
+        for (int64_t w = 0; w < spread / 8; w++) {
+            uint64_t x = words[w];
+            WK_UNROLL8
+            for (int k = 0; k < 8; k++) memcpy(obs8 + 64 * w + 8 * k, wk_byte_bytes[(uint8_t)(x >> (8 * k))], 8);
+        }
+        for (int64_t q = spread / 8 * 8; q < spread; q++) memcpy(obs8 + 8 * q, wk_byte_bytes[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 8);
         for (int64_t j = 8 * spread; j < L->size; j++)
             obs8[j] = j < nbits ? (uint8_t)((words[j / 64] >> (j % 64)) & 1) : 0;
         for (int k = 0; k < 9; k++) obs8[at[k]] = (uint8_t)nearbyint((double)scaled[k] * 255.0);
@@ -488,6 +507,9 @@ typedef struct {
         leader, lead, lead_pile, level, cracker, hand_no, num_hands, ntricks;
 } wk_one;
 PyObject *wk_encode_one(wk_one *g, long long p, int over);
+int wk_write_one(const wk_one *g, long long p, int over, float *obs32, uint8_t *obs8,
+                 int8_t *mask);
+int wk_read_game(PyObject *game, long long p, int over, wk_one *g);
 #endif
 
 #endif

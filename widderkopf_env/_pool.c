@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "_batch.h"
 
@@ -73,12 +74,41 @@ static void run_on_new_threads(int threads, slice_job *jobs) {
 }
 
 #ifndef _WIN32
+/* Spin up to SPIN_NS while (*x == value) == same, without sleeping: a wake-up through a
+ * condition variable costs tens of microseconds on a virtual machine, and a step makes
+ * two calls in a row (the moves' check, then the moves) whose slices end about together. */
+#define SPIN_NS 50000
+#if defined(__GNUC__) || defined(__clang__)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+static void spin_while(unsigned long *x, unsigned long value, int same) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int k = 0; (__atomic_load_n(x, __ATOMIC_ACQUIRE) == value) == same; k++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (k % 64 == 63) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) return;
+        }
+    }
+}
+#else
+#define STORE(x, v) ((x) = (v))
+static void spin_while(unsigned long *x, unsigned long value, int same) {
+    (void)x;
+    (void)value;
+    (void)same;
+}
+#endif
+
 static pthread_mutex_t pool_owner = PTHREAD_MUTEX_INITIALIZER;  /* held by the call using it */
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;     /* guards what follows */
 static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER, pool_done = PTHREAD_COND_INITIALIZER;
 static slice_job pool_jobs[WK_MAX_THREADS];
-static int pool_workers, pool_active, pool_left, pool_atfork;
-static unsigned long pool_round;
+static int pool_workers, pool_active, pool_atfork;
+/* written under pool_mu, read without it by the spinning threads */
+static unsigned long pool_round, pool_left;
 
 static void *pool_worker(void *arg) {
     int id = (int)(intptr_t)arg;
@@ -92,7 +122,11 @@ static void *pool_worker(void *arg) {
         pthread_mutex_unlock(&pool_mu);
         job.fn(job.ctx, job.start, job.stop);
         pthread_mutex_lock(&pool_mu);
-        if (--pool_left == 0) pthread_cond_signal(&pool_done);
+        STORE(pool_left, pool_left - 1);
+        if (pool_left == 0) pthread_cond_signal(&pool_done);
+        pthread_mutex_unlock(&pool_mu);
+        spin_while(&pool_round, seen, 1);  /* a call's next round often follows at once */
+        pthread_mutex_lock(&pool_mu);
     }
     return NULL;
 }
@@ -103,8 +137,8 @@ static void pool_forget(void) {
     pthread_mutex_init(&pool_mu, NULL);
     pthread_cond_init(&pool_wake, NULL);
     pthread_cond_init(&pool_done, NULL);
-    pool_workers = pool_active = pool_left = 0;
-    pool_round = 0;
+    pool_workers = pool_active = 0;
+    pool_left = pool_round = 0;
 }
 
 /* 1 when jobs[0..threads) ran on the pool, 0 when it is busy (nothing ran) */
@@ -122,13 +156,14 @@ static int run_on_pool(int threads, slice_job *jobs) {
     pthread_mutex_lock(&pool_mu);
     for (int t = 1; t < use; t++) pool_jobs[t] = jobs[t];
     pool_active = use;
-    pool_left = use - 1;
-    pool_round++;
+    STORE(pool_left, (unsigned long)(use - 1));
+    STORE(pool_round, pool_round + 1);
     pthread_cond_broadcast(&pool_wake);
     pthread_mutex_unlock(&pool_mu);
     jobs[0].fn(jobs[0].ctx, jobs[0].start, jobs[0].stop);
     for (int t = use; t < threads; t++)  /* slices of workers that could not be started */
         jobs[t].fn(jobs[t].ctx, jobs[t].start, jobs[t].stop);
+    spin_while(&pool_left, 0, 0);  /* the workers' slices take about as long as this one */
     pthread_mutex_lock(&pool_mu);
     while (pool_left > 0) pthread_cond_wait(&pool_done, &pool_mu);
     pthread_mutex_unlock(&pool_mu);

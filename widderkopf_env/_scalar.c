@@ -272,6 +272,8 @@ static PyObject *apply_int(PyObject *game, PyObject *action) {
 }
 
 /* apply(game, action): Game.apply for an int action */
+PyObject *wk_game_apply_int(PyObject *game, PyObject *action) { return apply_int(game, action); }
+
 static PyObject *game_apply(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 2) {

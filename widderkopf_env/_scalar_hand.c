@@ -120,111 +120,149 @@ PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* wk_encode's row, in the AVX2 copy where there is one (WK_ROW_WRITER) */
 WK_ROW_WRITER static void write_row(const wk_layout *L, const wk_batch *b, long long p,
-                                    int over, float *obs, int8_t *mask) {
-    wk_encode(wk_get_rules(), L, b, 0, p, over, obs, NULL, mask);
+                                    int over, float *obs32, uint8_t *obs8, int8_t *mask) {
+    wk_encode(wk_get_rules(), L, b, 0, p, over, obs32, obs8, mask);
 }
 
-/* The observation of one game from its fields (a Game's slots here, any object's
- * attributes in _speedups.c): the state checked, then written by _core.h's wk_encode on a
- * one-game batch; (obs bytearray of float32, mask bytearray of int8) */
+/* The observation of one game from its fields (a Game's slots, or any object's attributes
+ * in _speedups.c): the state checked, then written by _core.h's wk_encode on a one-game
+ * batch into obs32 (float32) or obs8 (the compact uint8 form) and mask; -1 with the error
+ * set when the state is out of range or the layout was not configured */
+int wk_write_one(const wk_one *g, long long p, int over, float *obs32, uint8_t *obs8,
+                 int8_t *mask) {
+    const wk_layout *L = wk_get_layout();
+    if (L == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
+        return -1;
+    }
+    wk_one c = *g;
+    int64_t up[10], down[10], hlen = 0;
+    for (int k = 0; k < 10; k++) up[k] = down[k] = -1;  /* not read by the encoder */
+    wk_batch b;
+    memset(&b, 0, sizeof(b));
+    b.n = 1;
+    b.hand = c.hand; b.upbits = c.upbits; b.covered = c.covered; b.played = c.played;
+    b.won = c.won; b.discard = c.discard; b.trick_points = c.trick_points;
+    b.scores = c.scores; b.phase = &c.phase; b.current = &c.current; b.trump = &c.trump;
+    b.dealer = &c.dealer; b.chooser = &c.chooser; b.leader = &c.leader; b.lead = &c.lead;
+    b.lead_pile = &c.lead_pile; b.level = &c.level; b.cracker = &c.cracker;
+    b.hand_no = &c.hand_no; b.num_hands = &c.num_hands; b.ntricks = &c.ntricks;
+    b.legal = &c.legal; b.hlen = &hlen; b.up = up; b.down = down;
+    b.ntricks_per_hand = c.ntricks + 1;
+    b.deck = c.deck;
+    for (int t = 0; t < 4; t++) b.trump_mask[t] = wk_get_rules()->trump_mask[t] & c.deck;
+    if (!wk_state_ok(&b, 0)) {
+        PyErr_SetString(PyExc_ValueError, "game state out of range");
+        return -1;
+    }
+    write_row(L, &b, p, over, obs32, obs8, mask);
+    return 0;
+}
+
+/* wk_write_one into new bytearrays: (obs of float32, mask of int8) */
 PyObject *wk_encode_one(wk_one *g, long long p, int over) {
     const wk_layout *L = wk_get_layout();
     if (L == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
         return NULL;
     }
-    int64_t up[10], down[10], hlen = 0;
-    for (int k = 0; k < 10; k++) up[k] = down[k] = -1;  /* not read by the encoder */
-    wk_batch b;
-    memset(&b, 0, sizeof(b));
-    b.n = 1;
-    b.hand = g->hand; b.upbits = g->upbits; b.covered = g->covered; b.played = g->played;
-    b.won = g->won; b.discard = g->discard; b.trick_points = g->trick_points;
-    b.scores = g->scores; b.phase = &g->phase; b.current = &g->current; b.trump = &g->trump;
-    b.dealer = &g->dealer; b.chooser = &g->chooser; b.leader = &g->leader; b.lead = &g->lead;
-    b.lead_pile = &g->lead_pile; b.level = &g->level; b.cracker = &g->cracker;
-    b.hand_no = &g->hand_no; b.num_hands = &g->num_hands; b.ntricks = &g->ntricks;
-    b.legal = &g->legal; b.hlen = &hlen; b.up = up; b.down = down;
-    b.ntricks_per_hand = g->ntricks + 1;
-    b.deck = g->deck;
-    for (int t = 0; t < 4; t++) b.trump_mask[t] = wk_get_rules()->trump_mask[t] & g->deck;
-    if (!wk_state_ok(&b, 0)) {
-        PyErr_SetString(PyExc_ValueError, "game state out of range");
-        return NULL;
-    }
     PyObject *obs = PyByteArray_FromStringAndSize(NULL, L->size * (Py_ssize_t)sizeof(float));
-    if (obs == NULL) return NULL;
     PyObject *mask = PyByteArray_FromStringAndSize(NULL, WK_ACTIONS);
-    if (mask == NULL) {
-        Py_DECREF(obs);
-        return NULL;
-    }
-    write_row(L, &b, p, over, (float *)PyByteArray_AS_STRING(obs),
-              (int8_t *)PyByteArray_AS_STRING(mask));
-    PyObject *result = PyTuple_Pack(2, obs, mask);
-    Py_DECREF(obs);
-    Py_DECREF(mask);
+    PyObject *result = NULL;
+    if (obs != NULL && mask != NULL
+        && wk_write_one(g, p, over, (float *)PyByteArray_AS_STRING(obs), NULL,
+                        (int8_t *)PyByteArray_AS_STRING(mask)) == 0)
+        result = PyTuple_Pack(2, obs, mask);
+    Py_XDECREF(obs);
+    Py_XDECREF(mask);
     return result;
+}
+
+/* a card set (an int of 36 bits) from a list's item, read without PyLong_AsUnsignedLongLong's
+ * byte-array route */
+static inline int item_cards(PyObject *list, Py_ssize_t i, uint64_t *out, int slot) {
+    PyObject *v = PyList_GET_ITEM(list, i);
+    *out = PyLong_Check(v) ? PyLong_AsUnsignedLongLongMask(v) : (uint64_t)-1;
+    if (*out == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    if (*out >> WK_CARDS) {
+        PyErr_Format(PyExc_ValueError, "Game.%s must hold card sets (ints in 0..2**36-1)",
+                     wk_slot_name[slot]);
+        return -1;
+    }
+    return 0;
+}
+
+/* A Game's fields from its slots for the player observed (legal only where that player is
+ * to act and the episode is not over): 0, or -1 with the error set, or 1 when the object
+ * is not a Game whose slots can be read (the caller reads its attributes instead) */
+int wk_read_game(PyObject *game, long long p, int over, wk_one *g) {
+    if (wk_game_type == NULL || !PyObject_TypeCheck(game, wk_game_type)
+        || wk_get_layout() == NULL)
+        return 1;
+    long long legal_cached, v;
+    memset(g, 0, sizeof(*g));
+    struct { int slot; int64_t *out; } longs[] = {
+        {S_PHASE, &g->phase}, {S_TRUMP, &g->trump}, {S_DEALER, &g->dealer},
+        {S_CHOOSER, &g->chooser}, {S_LEADER, &g->leader}, {S_LEAD, &g->lead},
+        {S_LEAD_PILE, &g->lead_pile}, {S_LEVEL, &g->level}, {S_CRACKER, &g->cracker},
+        {S_HAND_NO, &g->hand_no}, {S_NUM_HANDS, &g->num_hands}};
+    for (size_t k = 0; k < sizeof(longs) / sizeof(longs[0]); k++) {
+        if (get_long(game, longs[k].slot, &v)) return -1;
+        *longs[k].out = v;
+    }
+    PyObject *cur = SLOT(game, S_CURRENT);
+    if (cur == NULL) return 1;
+    g->current = -1;
+    if (cur != Py_None && (g->current = PyLong_AsLongLong(cur)) == -1 && PyErr_Occurred())
+        return -1;
+    struct { int slot; uint64_t *out; } sets[] = {
+        {S_HAND, g->hand}, {S_UPBITS, g->upbits}, {S_COVERED, g->covered},
+        {S_PLAYED, g->played}, {S_WON, g->won}};
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+        PyObject *list = get_list(game, sets[k].slot, 2);
+        if (list == NULL || item_cards(list, 0, &sets[k].out[0], sets[k].slot)
+            || item_cards(list, 1, &sets[k].out[1], sets[k].slot))
+            return -1;
+    }
+    struct { int slot; int64_t *out; } pairs[] = {
+        {S_DISCARD, g->discard}, {S_TRICK_POINTS, g->trick_points}, {S_SCORES, g->scores}};
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+        PyObject *list = get_list(game, pairs[k].slot, 2);
+        long long a, b;
+        if (list == NULL || item_long(list, 0, &a) || item_long(list, 1, &b)) return -1;
+        pairs[k].out[0] = a;
+        pairs[k].out[1] = b;
+    }
+    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
+    if (tricks == NULL || !PyList_Check(tricks) || variant == NULL) return 1;
+    if ((deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL) {
+        PyErr_Clear();
+        return 1;
+    }
+    g->deck = PyLong_AsUnsignedLongLong(deck_obj);
+    Py_DECREF(deck_obj);
+    if (g->deck == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    g->ntricks = PyList_GET_SIZE(tricks);
+    if (g->current == p && !over) {
+        if (get_long(game, S_LEGAL, &legal_cached)) return -1;
+        if (legal_cached >= 0) g->legal = (uint64_t)legal_cached;
+        else if (wk_game_legal_of(game, &g->legal) || set_long(game, S_LEGAL, (long long)g->legal))
+            return -1;
+    }
+    return 0;
 }
 
 /* game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8):
  * _speedups.encode for a Game, its fields read from the slots; any other object goes to
  * _speedups.encode */
 PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || wk_game_type == NULL || !PyObject_TypeCheck(args[0], wk_game_type)
-        || wk_get_layout() == NULL)
-        return wk_encode_by_attrs(self, args, nargs);
-    PyObject *game = args[0];
-    long long p, legal_cached, v;
+    if (nargs != 3) return wk_encode_by_attrs(self, args, nargs);
+    long long p;
     int over;
-    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
     wk_one g;
-    memset(&g, 0, sizeof(g));
-    struct { int slot; int64_t *out; } longs[] = {
-        {S_PHASE, &g.phase}, {S_TRUMP, &g.trump}, {S_DEALER, &g.dealer},
-        {S_CHOOSER, &g.chooser}, {S_LEADER, &g.leader}, {S_LEAD, &g.lead},
-        {S_LEAD_PILE, &g.lead_pile}, {S_LEVEL, &g.level}, {S_CRACKER, &g.cracker},
-        {S_HAND_NO, &g.hand_no}, {S_NUM_HANDS, &g.num_hands}};
-    for (size_t k = 0; k < sizeof(longs) / sizeof(longs[0]); k++) {
-        if (get_long(game, longs[k].slot, &v)) return NULL;
-        *longs[k].out = v;
-    }
-    PyObject *cur = SLOT(game, S_CURRENT);
-    if (cur == NULL) return wk_encode_by_attrs(self, args, nargs);
-    g.current = -1;
-    if (cur != Py_None && (g.current = PyLong_AsLongLong(cur)) == -1 && PyErr_Occurred())
-        return NULL;
-    struct { int slot; uint64_t *out; } sets[] = {
-        {S_HAND, g.hand}, {S_UPBITS, g.upbits}, {S_COVERED, g.covered},
-        {S_PLAYED, g.played}, {S_WON, g.won}};
-    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-        PyObject *list = get_list(game, sets[k].slot, 2);
-        if (list == NULL || item_u64(list, 0, &sets[k].out[0])
-            || item_u64(list, 1, &sets[k].out[1]))
-            return NULL;
-    }
-    struct { int slot; int64_t *out; } pairs[] = {
-        {S_DISCARD, g.discard}, {S_TRICK_POINTS, g.trick_points}, {S_SCORES, g.scores}};
-    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
-        PyObject *list = get_list(game, pairs[k].slot, 2);
-        long long a, b;
-        if (list == NULL || item_long(list, 0, &a) || item_long(list, 1, &b)) return NULL;
-        pairs[k].out[0] = a;
-        pairs[k].out[1] = b;
-    }
-    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
-    if (tricks == NULL || !PyList_Check(tricks) || variant == NULL
-        || (deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL)
-        return wk_encode_by_attrs(self, args, nargs);
-    g.deck = PyLong_AsUnsignedLongLong(deck_obj);
-    Py_DECREF(deck_obj);
-    if (g.deck == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    g.ntricks = PyList_GET_SIZE(tricks);
-    if (g.current == p && !over) {
-        if (get_long(game, S_LEGAL, &legal_cached)) return NULL;
-        if (legal_cached >= 0) g.legal = (uint64_t)legal_cached;
-        else if (wk_game_legal_of(game, &g.legal) || set_long(game, S_LEGAL, (long long)g.legal))
-            return NULL;
-    }
+    if (wk_player_over(args[1], args[2], &p, &over)) return NULL;
+    int got = wk_read_game(args[0], p, over, &g);
+    if (got < 0) return NULL;
+    if (got > 0) return wk_encode_by_attrs(self, args, nargs);
     return wk_encode_one(&g, p, over);
 }

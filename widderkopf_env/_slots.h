@@ -18,7 +18,7 @@
     X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")                \
     X(S_CHOOSER, "chooser") X(S_SCORES, "scores") X(S_HAND_NO, "hand_no")                \
     X(S_NUM_HANDS, "num_hands") X(S_HAND_START, "hand_start")                            \
-    X(S_FIRST_DEALER, "first_dealer")
+    X(S_FIRST_DEALER, "first_dealer") X(S_RESULTS, "results")
 #define AS_ENUM(id, name) id,
 #define AS_NAME(id, name) name,
 enum { SLOT_LIST(AS_ENUM) N_SLOTS };
@@ -102,6 +102,8 @@ static inline int set_slot(PyObject *game, int k, PyObject *v) {
 
 /* _scalar.c: the legal set of the player to act (Game.legal_mask, not cached) */
 int wk_game_legal_of(PyObject *game, uint64_t *out);
+/* _scalar.c: Game.apply for an exact int action (IllegalActionError where not legal) */
+PyObject *wk_game_apply_int(PyObject *game, PyObject *action);
 /* _scalar_hand.c: a new hand's deal, the observation; its interned names and tables */
 PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

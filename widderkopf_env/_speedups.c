@@ -25,6 +25,8 @@
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
 extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot paths */
+extern PyMethodDef wk_aec_methods[];     /* _aec.c: the AEC env's last() and step() */
+int wk_aec_init(void);
 extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
 int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
 
@@ -243,8 +245,10 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(s_lead_pile, "lead_pile"); INTERN(s_num_hands, "num_hands");
     INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
     INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
+    if (wk_aec_init() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
+                      || PyModule_AddFunctions(m, wk_aec_methods) < 0
                       || PyModule_AddFunctions(m, wk_scalar_methods) < 0
                       || PyModule_AddFunctions(m, wk_deal_methods) < 0)) {
         Py_DECREF(m);

@@ -141,9 +141,10 @@ from .cards import NUM_ACTIONS
 from .checks import SEATS, check_reset_seed, parse_player
 from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
-from .game_encoder import encoder_for
+from .game_encoder import CORE, compiled_form, encoder_for
 from .observation import check_obs_dtype, observation_space
 from .render import RENDER_MODES, check_perspective
+from . import rules
 from .rules import Game
 from .view import PlayerView
 
@@ -202,6 +203,10 @@ class raw_env(AECEnv):
         }) for a in SEATS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
         self.np_random, self.np_random_seed = None, None
+        # the compiled core's last() and step() run where these allow (else the Python ones)
+        self._c_obs = compiled_form(self.obs_dtype)
+        self._c_step = (CORE_STEPS and rules._core_apply is not None
+                        and not settings.reward_shaping)
         self._episode: Episode | None = None
         self._has_updated = False
         self._over = True  # until reset()
@@ -305,6 +310,17 @@ class raw_env(AECEnv):
         if result is ILLEGAL:
             self._illegal(agent, episode.illegal)
             return
+        self._moved(agent, x, result)
+
+    def _settled(self, agent: str) -> None:
+        """The rest of :meth:`step` once the compiled step has played ``agent``'s action and
+        that action ended a hand."""
+        self._moved(agent, *self._episode.settle())
+
+    def _moved(self, agent: str, x: float, result) -> None:
+        """:meth:`step` after ``agent``'s legal action: player_0's reward ``x`` for it and
+        the result of a hand it ended (or None)."""
+        episode = self._episode
         self._has_updated = True
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:  # rewards or infos left from a previous step
@@ -381,6 +397,15 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+# last() and step() as the compiled core's descriptors where it is loaded (their Python
+# definitions stay as _last_py and _step_py: the reference, and what the core falls back on)
+raw_env._last_py, raw_env._step_py = raw_env.last, raw_env.step
+CORE_STEPS = (CORE is not None and hasattr(CORE, "configure_aec") and CORE.numpy_api()
+              and rules._core_apply is not None)
+if CORE_STEPS:
+    raw_env.last, raw_env.step = CORE.configure_aec(raw_env, tuple(SEATS))
 
 
 def env(**kwargs) -> raw_env:

@@ -175,13 +175,17 @@ class Episode:
         now ends the episode instead (see :attr:`illegal`), and ``(0.0, ILLEGAL)`` is
         returned.
         """
-        game = self.game
         try:
-            game.apply(action)
+            self.game.apply(action)
         except IllegalActionError as err:
             if strict or not self._terminate or not self._ends_episode(err):
                 raise
             return 0.0, ILLEGAL
+        return self.settle()
+
+    def settle(self) -> tuple[float, HandResult | None]:
+        """:meth:`apply`'s return for the action just applied to :attr:`game`."""
+        game = self.game
         if len(game.results) != self._hands:
             self._hands += 1
             result = game.results[-1]

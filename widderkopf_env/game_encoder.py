@@ -258,18 +258,34 @@ _speedups = _load_speedups()
 CORE = _speedups
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
 ACCELERATED: bool = _speedups is not None
+
+
+def compiled_form(obs_dtype) -> int | None:
+    """How the compiled core writes an env's observations of ``obs_dtype`` into arrays
+    (0: float32, 1: the compact uint8 form), or None where the Python encoder runs (no
+    core, one built without numpy's headers, or ``encode_game`` replaced, as
+    ``bench/env.py`` does to time the pure-Python form)."""
+    if encode_game is not _encode_c or _c_arrays is None:
+        return None
+    return 0 if check_obs_dtype(obs_dtype) == np.float32 else 1
 _F32 = np.dtype(np.float32)
 
 
 def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    if _c_arrays is not None:  # the arrays made in C
+        return _c_arrays(game, player, over, False)
     obs, mask = _c_encode(game, player, over)  # bytearrays: float32 and int8
     return _frombuffer(obs, _F32), _frombuffer(mask, _I8)
 
 
 if ACCELERATED:  # game_encode reads a Game's slots directly (anything else: encode)
     _c_encode = _speedups.game_encode
+    #: the core's encoder into new numpy arrays (None where it was built without numpy's
+    #: headers): float32, or the compact uint8 form for a Game
+    _c_arrays = _speedups.game_arrays if getattr(_speedups, "numpy_api", bool)() else None
     encode_game = _encode_c
 else:
+    _c_encode = _c_arrays = None
     encode_game = _encode_py
 
 
@@ -280,8 +296,12 @@ def encoder_for(obs_dtype=np.float32):
     uint8 form its observation through :func:`~widderkopf_env.observation.to_compact`."""
     if check_obs_dtype(obs_dtype) == np.float32:
         return encode_game
+    compiled = _c_arrays if encode_game is _encode_c else None
 
     def encode_compact(game, player: int, over: bool = False):
+        arrays = None if compiled is None else compiled(game, player, over, True)
+        if arrays is not None:
+            return arrays
         obs, mask = encode_game(game, player, over)
         return to_compact(obs), mask
 

@@ -113,11 +113,12 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
 @pytest.mark.parametrize("source", ["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
                                     "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c",
                                     "widderkopf_env/_bind.c", "widderkopf_env/_scalar_hand.c",
-                                    "widderkopf_env/_pool.c",
-                                    "agents/_solver.c"])
+                                    "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
+                                    "widderkopf_env/_aec.c+numpy", "agents/_solver.c"])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
     """The compiled core and the solver (which includes ``_core.h``) build clean under
-    ``-Wall -Wextra -Werror`` (C99, optimised)."""
+    ``-Wall -Wextra -Werror`` (C99, optimised); ``_aec.c`` with numpy's headers (as
+    setup.py builds it) and without them."""
     import sysconfig
     from pathlib import Path
 
@@ -125,8 +126,10 @@ def test_the_c_core_compiles_without_warnings(source, tmp_path):
     if compiler is None:
         pytest.skip("no C compiler here")
     root = Path(__file__).resolve().parents[2]
+    source, _, extra = source.partition("+")
+    flags = [f"-I{np.get_include()}", "-DWK_NUMPY=1"] if extra else []
     proc = subprocess.run(
-        [compiler, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
+        [compiler, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", *flags,
          f"-I{sysconfig.get_paths()['include']}", f"-I{root / 'widderkopf_env'}", "-c",
          str(root / source),
          "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)

@@ -484,9 +484,8 @@ class WidderkopfVectorEnv(VectorEnv):
         n = self.num_envs
         mark = np.zeros(n, bool)
         mark[ended] = True
-        obs = np.full(n, None, dtype=object)
-        for i, row in zip(ended.tolist(), final_obs, strict=True):
-            obs[i] = row
+        obs = np.empty(n, dtype=object)  # None in every entry
+        obs[ended] = np.fromiter(final_obs, object, len(ended))  # the rows, as views
         final_info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8),
                       "_action_mask": mark}
         key = "player" if self.self_play else "seat"

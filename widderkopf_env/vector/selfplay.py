@@ -46,7 +46,7 @@ class FusedStep:
 
     def __init__(self, n: int, obs_dtype):
         self._final = np.zeros((n, OBS_SIZE), obs_dtype)
-        self._need = np.zeros(n, np.int64)
+        self._need, self._ended = np.zeros(n, np.int64), np.zeros(n, np.int64)
 
     def __call__(self, game, actions, obs, mask, ledger, deals, num_hands) -> Moved | None:
         """Step every game with ``actions`` (N int64), writing ``obs`` and ``mask`` in place;
@@ -56,15 +56,17 @@ class FusedStep:
         reward, rewards = np.empty(n), np.empty((n, 2))
         terminated, hand_over = np.empty(n, bool), np.empty(n, bool)
         mover = np.empty(n, np.int64)
-        k = _core.vec_play(game, actions, obs, mask, self._final, reward, rewards, terminated,
-                           hand_over, mover, self._need, deals.seeded, ledger.hands,
-                           ledger.shaped, deals.draws, deals.cards, deals.key, ledger.shaping,
-                           v.hand_size, v.piles, num_hands, game.num_threads)
-        if k < 0:
+        out = _core.vec_play(game, actions, obs, mask, self._final, reward, rewards,
+                             terminated, hand_over, mover, self._need, deals.seeded,
+                             ledger.hands, ledger.shaped, deals.draws, deals.cards,
+                             self._ended, deals.key, ledger.shaping, v.hand_size, v.piles,
+                             num_hands, game.num_threads)
+        if out == -1:
             return None
+        k, e = out
         if k:  # seeded matches' next hands, dealt as Game.new(seed=...) deals them
             dealt = self._need[:k].copy()
             game.start_hands(dealt)
             obs[dealt], mask[dealt] = encode(game, dealt, game.current[dealt], dtype=obs.dtype)
-        ended = np.flatnonzero(terminated)
-        return Moved(reward, rewards, terminated, hand_over, mover, ended, self._final[ended])
+        return Moved(reward, rewards, terminated, hand_over, mover, self._ended[:e].copy(),
+                     self._final[:e].copy())

@@ -1,0 +1,137 @@
+"""The AEC env's compiled ``last()`` and ``step()`` (``widderkopf_env/_aec.c``) against their
+Python definitions (``raw_env._last_py``, ``raw_env._step_py``): two envs dealt alike, one
+stepped through the class's methods and one through the Python ones, agree after every
+call on what ``last()`` returns and on every attribute PettingZoo users read.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import widderkopf_env as w
+from widderkopf_env import aec_env, game_encoder
+from widderkopf_env.observation import to_compact
+
+pytestmark = pytest.mark.skipif(not aec_env.CORE_STEPS,
+                                reason="the compiled core was not built with numpy's headers")
+
+STATE = ("agent_selection", "agents", "rewards", "_cumulative_rewards", "terminations",
+         "truncations", "infos", "_has_updated", "_over", "_dirty")
+
+
+def _same_last(a, b):
+    assert len(a) == len(b) == 5
+    if a[0] is None or b[0] is None:
+        assert a[0] is b[0] is None
+    else:
+        for key in ("observation", "action_mask"):
+            assert a[0][key].dtype == b[0][key].dtype
+            np.testing.assert_array_equal(a[0][key], b[0][key])
+    assert a[1:] == b[1:]
+
+
+def _same_as_python_encoder(env):
+    """last()'s arrays equal the pure-Python encoder's (float32, or its compact form)."""
+    obs, _, term, trunc, _ = env.last()
+    agent = env.agent_selection
+    ref, mask = game_encoder._encode_py(env.game, int(agent[-1]), env._over or term or trunc)
+    if obs["observation"].dtype == np.uint8:
+        ref = to_compact(ref)
+    np.testing.assert_array_equal(obs["observation"], ref)
+    np.testing.assert_array_equal(obs["action_mask"], mask)
+
+
+def _same_state(fast, slow):
+    for name in STATE:
+        assert getattr(fast, name) == getattr(slow, name), name
+    assert fast.game.state_dict() == slow.game.state_dict()
+
+
+def _play(kwargs, seed, illegal_every=0, numpy_every=0):
+    fast, slow = w.env(**kwargs), w.env(**kwargs)
+    rng = random.Random(seed)
+    decisions = 0
+    for episode in range(6):
+        fast.reset(seed=seed + episode)
+        slow.reset(seed=seed + episode)
+        for _agent in fast.agent_iter():
+            _same_last(fast.last(), slow._last_py())
+            _same_as_python_encoder(fast)
+            _same_last(fast.last(False), slow._last_py(False))
+            obs, _, term, trunc, _ = fast.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+                if illegal_every and rng.randrange(illegal_every) == 0:
+                    action = next(a for a in range(42) if a not in legal)
+                if numpy_every and rng.randrange(numpy_every) == 0:
+                    action = np.int64(action)
+                decisions += 1
+            slow._has_updated = False  # as fast's agent_iter() has just set it
+            outcome = []
+            for env, step in ((fast, fast.step), (slow, slow._step_py)):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        step(action)
+                    outcome.append(None)
+                except ValueError as err:
+                    outcome.append(str(err))
+            assert outcome[0] == outcome[1]
+            _same_state(fast, slow)
+            if outcome[0] is not None:
+                break
+    return decisions
+
+
+@pytest.mark.parametrize("variant", sorted(w.VARIANTS))
+@pytest.mark.parametrize("num_hands", [1, 3])
+def test_compiled_last_and_step_equal_the_python_ones(variant, num_hands):
+    assert _play({"num_hands": num_hands, "variant": variant}, seed=7 * num_hands) > 20 * num_hands
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"obs_dtype": np.uint8, "num_hands": 2},
+    {"reward_shaping": True, "num_hands": 2},          # shaping: the Python step runs
+    {"illegal_action": "raise", "num_hands": 2},
+])
+def test_compiled_forms_agree_in_every_setting(kwargs):
+    assert _play(kwargs, seed=3, illegal_every=25, numpy_every=5) > 50
+
+
+def test_illegal_actions_end_or_raise_as_in_python():
+    _play({"num_hands": 2}, seed=11, illegal_every=10)
+    env = w.env(illegal_action="raise")
+    env.reset(seed=0)
+    before = env.game.state_dict()
+    with pytest.raises(ValueError, match="legal"):
+        env.step(41 if env.game.legal_actions()[0] != 41 else 0)
+    assert env.game.state_dict() == before
+    for bad in ("3", 2.0, True, -1, 42, 2**70):
+        with pytest.raises(ValueError):
+            env.step(bad)
+    assert env.game.state_dict() == before
+
+
+def test_before_reset_the_errors_are_pythons():
+    env = w.env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.last()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_a_subclass_with_its_own_observe_keeps_working():
+    class Mine(aec_env.raw_env):
+        def observe(self, agent):
+            return {"mine": agent}
+
+    env = Mine()
+    env.reset(seed=1)
+    assert env.last()[0] == {"mine": env.agent_selection}

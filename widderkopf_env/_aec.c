@@ -1,0 +1,324 @@
+/* The AEC env's hot paths in C: observations as numpy arrays straight from a Game's slots
+ * (game_arrays), and raw_env's last() and step() (aec_env.py) as method descriptors.
+ *
+ * aec_env.py keeps both methods in Python (raw_env._last_py, raw_env._step_py), the
+ * reference and the fallback: these call them for anything off the common path (an env
+ * whose encoder or engine runs in Python, reward shaping, a render mode, an action that is
+ * not a plain legal int, a step after the end), and step() hands a hand's end to
+ * raw_env._settled. The env's state stays in its Python attributes, read and written here
+ * by name, so both forms see one env. Needs numpy's headers at build time (WK_NUMPY);
+ * without them the module has none of these and Python runs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "_core.h"
+#include "_slots.h"
+
+#ifdef WK_NUMPY
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+const wk_layout *wk_get_layout(void);
+PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
+    *s_cumulative, *s_infos, *s_game, *s_c_obs, *s_c_step, *s_has_updated, *s_dirty,
+    *s_clean, *s_step_py, *s_last_py, *s_settled, *s_render_mode, *s_observation,
+    *s_action_mask, *s_zero;
+static PyObject *seats[2];  /* configure_aec's SEATS */
+static PyArray_Descr *f32, *u8, *i8;
+
+/* a new 1-d array of n entries of descr */
+static PyObject *new_array(PyArray_Descr *descr, npy_intp n) {
+    Py_INCREF(descr);  /* stolen */
+    return PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+}
+
+/* numpy's C API and the dtypes, on first use (importing widderkopf_env loads no numpy) */
+static int numpy_ready(void) {
+    if (i8 != NULL) return 0;
+    import_array1(-1);
+    f32 = PyArray_DescrFromType(NPY_FLOAT32);
+    u8 = PyArray_DescrFromType(NPY_UINT8);
+    i8 = f32 == NULL || u8 == NULL ? NULL : PyArray_DescrFromType(NPY_INT8);
+    return i8 == NULL ? -1 : 0;
+}
+
+int wk_aec_init(void) {
+    struct { PyObject **var; const char *text; } names[] = {
+        {&s_episode, "_episode"}, {&s_agent_selection, "agent_selection"},
+        {&s_terminations, "terminations"}, {&s_truncations, "truncations"}, {&s_over, "_over"},
+        {&s_cumulative, "_cumulative_rewards"}, {&s_infos, "infos"}, {&s_game, "game"},
+        {&s_c_obs, "_c_obs"}, {&s_c_step, "_c_step"}, {&s_has_updated, "_has_updated"},
+        {&s_dirty, "_dirty"}, {&s_clean, "_clean"}, {&s_step_py, "_step_py"},
+        {&s_last_py, "_last_py"}, {&s_settled, "_settled"}, {&s_render_mode, "render_mode"},
+        {&s_observation, "observation"}, {&s_action_mask, "action_mask"}};
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
+    return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
+}
+
+/* (obs, mask) of game seen by player p as new numpy arrays: obs float32, or uint8 in the
+ * compact form; a non-Game object by _speedups.encode (float32 only: compact gives None) */
+static PyObject *arrays(PyObject *game, long long p, int over, int compact) {
+    wk_one g;
+    int got = wk_read_game(game, p, over, &g);
+    if (got < 0) return NULL;
+    npy_intp size = wk_get_layout()->size, actions = WK_ACTIONS;
+    if (got > 0) {  /* not a Game: the encoder of attributes, copied into arrays */
+        if (compact) Py_RETURN_NONE;
+        PyObject *args[3] = {game, PyLong_FromLongLong(p), PyBool_FromLong(over)};
+        PyObject *pair = args[1] == NULL ? NULL : wk_encode_by_attrs(NULL, args, 3);
+        Py_XDECREF(args[1]);
+        Py_DECREF(args[2]);
+        if (pair == NULL) return NULL;
+        PyObject *obs = new_array(f32, size);
+        PyObject *mask = new_array(i8, actions), *out = NULL;
+        if (obs != NULL && mask != NULL) {
+            memcpy(PyArray_DATA((PyArrayObject *)obs),
+                   PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 0)), (size_t)size * 4);
+            memcpy(PyArray_DATA((PyArrayObject *)mask),
+                   PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 1)), WK_ACTIONS);
+            out = PyTuple_Pack(2, obs, mask);
+        }
+        Py_DECREF(pair);
+        Py_XDECREF(obs);
+        Py_XDECREF(mask);
+        return out;
+    }
+    PyObject *obs = new_array(compact ? u8 : f32, size);
+    PyObject *mask = new_array(i8, actions), *out = NULL;
+    if (obs != NULL && mask != NULL) {
+        void *data = PyArray_DATA((PyArrayObject *)obs);
+        if (wk_write_one(&g, p, over, compact ? NULL : (float *)data,
+                         compact ? (uint8_t *)data : NULL,
+                         (int8_t *)PyArray_DATA((PyArrayObject *)mask)) == 0)
+            out = PyTuple_Pack(2, obs, mask);
+    }
+    Py_XDECREF(obs);
+    Py_XDECREF(mask);
+    return out;
+}
+
+/* game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays (None: see arrays) */
+static PyObject *game_arrays(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    long long p;
+    int over, compact;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "game_arrays(game, player, over, compact)");
+        return NULL;
+    }
+    if (numpy_ready() || wk_player_over(args[1], args[2], &p, &over)) return NULL;
+    if ((compact = PyObject_IsTrue(args[3])) < 0) return NULL;
+    return arrays(args[0], p, over, compact);
+}
+
+/* The env's attributes are read and written in its instance dict (they are plain
+ * attributes: raw_env and PettingZoo's AECEnv define no descriptor for them); a name
+ * missing there sends the call to Python, which raises what it should. */
+static PyObject *attr(PyObject *d, PyObject *name) {  /* borrowed, NULL: missing */
+    return PyDict_GetItemWithError(d, name);
+}
+
+/* env.<name>(*args) for the forms these methods leave to Python */
+static PyObject *in_python(PyObject *env, PyObject *name, PyObject *const *args,
+                           size_t nargsf, PyObject *kwnames) {
+    PyObject *method = PyObject_GetAttr(env, name);
+    if (method == NULL) return NULL;
+    PyObject *r = PyObject_Vectorcall(method, args, nargsf, kwnames);
+    Py_DECREF(method);
+    return r;
+}
+
+/* 0 or 1 for SEATS' names, else KeyError (as aec_env._INDEX[agent]) */
+static int seat_of(PyObject *agent) {
+    for (int k = 0; k < 2; k++) {
+        if (agent == seats[k]) return k;
+        int eq = PyObject_RichCompareBool(agent, seats[k], Py_EQ);
+        if (eq != 0) return eq < 0 ? -1 : k;
+    }
+    PyErr_SetObject(PyExc_KeyError, agent);
+    return -1;
+}
+
+/* d[name][key], a new reference (NULL with the error set, KeyError where missing) */
+static PyObject *item_of(PyObject *d, PyObject *name, PyObject *key) {
+    PyObject *m = attr(d, name);
+    if (m == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
+    }
+    return PyObject_GetItem(m, key);
+}
+
+/* raw_env.last(observe=True) */
+static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
+                          PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    int observe = 1;
+    if (nargs == 1 && kwnames == NULL && (observe = PyObject_IsTrue(args[0])) < 0) return NULL;
+    PyObject *d = nargs > 1 || kwnames != NULL ? NULL : PyObject_GenericGetDict(env, NULL);
+    PyObject *mode = d == NULL ? NULL : attr(d, s_c_obs);
+    PyObject *episode = mode == NULL ? NULL : attr(d, s_episode);
+    PyObject *agent = episode == NULL ? NULL : attr(d, s_agent_selection);
+    if (agent == NULL || episode == Py_None || !PyLong_CheckExact(mode)) {
+        Py_XDECREF(d);  /* no core encoder, not reset, other arguments: Python */
+        PyErr_Clear();
+        return in_python(env, s_last_py, args, nargsf, kwnames);
+    }
+    long compact = PyLong_AsLong(mode);
+    PyObject *term = NULL, *trunc = NULL, *obs = NULL, *cum = NULL, *info = NULL, *out = NULL;
+    if ((term = item_of(d, s_terminations, agent)) == NULL
+        || (trunc = item_of(d, s_truncations, agent)) == NULL)
+        goto drop;
+    if (observe) {
+        int p = seat_of(agent), over = 0;
+        PyObject *flag = p < 0 ? NULL : attr(d, s_over);
+        if (flag == NULL || (over = PyObject_IsTrue(flag)) < 0) goto drop;
+        if (!over && (over = PyObject_IsTrue(term)) < 0) goto drop;
+        if (!over && (over = PyObject_IsTrue(trunc)) < 0) goto drop;
+        PyObject *game = PyObject_GetAttr(episode, s_game);
+        if (game == NULL) goto drop;
+        PyObject *pair = arrays(game, p, over, (int)compact);
+        Py_DECREF(game);
+        if (pair == NULL) goto drop;
+        if ((obs = PyDict_New()) == NULL
+            || PyDict_SetItem(obs, s_observation, PyTuple_GET_ITEM(pair, 0))
+            || PyDict_SetItem(obs, s_action_mask, PyTuple_GET_ITEM(pair, 1))) {
+            Py_DECREF(pair);
+            goto drop;
+        }
+        Py_DECREF(pair);
+    }
+    if ((cum = item_of(d, s_cumulative, agent)) != NULL
+        && (info = item_of(d, s_infos, agent)) != NULL)
+        out = PyTuple_Pack(5, obs ? obs : Py_None, cum, term, trunc, info);
+drop:
+    Py_XDECREF(term);
+    Py_XDECREF(trunc);
+    Py_XDECREF(obs);
+    Py_XDECREF(cum);
+    Py_XDECREF(info);
+    Py_DECREF(d);
+    if (out == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "last() failed");
+    return out;
+}
+
+/* raw_env.step(action): a plain legal int action on a going episode that ends no hand is
+ * stepped here in full; a hand's end goes on in raw_env._settled; the rest to _step_py */
+static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
+                          PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 1 || kwnames != NULL || !PyLong_CheckExact(args[0]))
+        return in_python(env, s_step_py, args, nargsf, kwnames);
+    PyObject *d = PyObject_GenericGetDict(env, NULL);
+    if (d == NULL) return NULL;
+    PyObject *fast = attr(d, s_c_step), *over = fast ? attr(d, s_over) : NULL;
+    PyObject *mode = over ? attr(d, s_render_mode) : NULL;
+    PyObject *episode = mode ? attr(d, s_episode) : NULL;
+    PyObject *agent = episode ? attr(d, s_agent_selection) : NULL;
+    PyObject *game = NULL, *r = NULL;
+    long long a = -1, cached;
+    uint64_t legal = 0;
+    /* a render mode draws or prints after each step, the end of an episode is checked,
+     * an illegal action raises or ends the episode: all in Python */
+    int ok = agent != NULL && fast == Py_True && over == Py_False && mode == Py_None
+        && episode != Py_None && (game = PyObject_GetAttr(episode, s_game)) != NULL
+        && wk_game_type != NULL && PyObject_TypeCheck(game, wk_game_type)
+        && !((a = PyLong_AsLongLong(args[0])) == -1 && PyErr_Occurred())
+        && a >= 0 && a < WK_ACTIONS && get_long(game, S_LEGAL, &cached) == 0;
+    if (ok && cached < 0) ok = wk_game_legal_of(game, &legal) == 0;
+    else if (ok) legal = (uint64_t)cached;
+    PyObject *results = ok ? SLOT(game, S_RESULTS) : NULL;
+    if (!ok || !((legal >> a) & 1) || results == NULL || !PyList_Check(results)) {
+        PyErr_Clear();
+        Py_XDECREF(game);
+        Py_DECREF(d);
+        return in_python(env, s_step_py, args, nargsf, kwnames);
+    }
+    Py_INCREF(agent);
+    Py_ssize_t hands = PyList_GET_SIZE(results);
+    if ((r = wk_game_apply_int(game, args[0])) == NULL) goto fail;
+    Py_CLEAR(r);
+    results = SLOT(game, S_RESULTS);
+    if (results == NULL || !PyList_Check(results) || PyList_GET_SIZE(results) != hands) {
+        r = PyObject_CallMethodOneArg(env, s_settled, agent);  /* a hand ended */
+        goto fail;
+    }
+    PyObject *cum = attr(d, s_cumulative), *dirty;
+    if (PyDict_SetItem(d, s_has_updated, Py_True) || cum == NULL
+        || PyObject_SetItem(cum, agent, s_zero) || (dirty = attr(d, s_dirty)) == NULL)
+        goto fail;
+    int clean = PyObject_IsTrue(dirty);
+    if (clean < 0 || (clean && (r = PyObject_CallMethodOneArg(env, s_clean, agent)) == NULL))
+        goto fail;
+    Py_CLEAR(r);
+    long long cur;
+    if (get_long(game, S_CURRENT, &cur)) goto fail;
+    if (cur != 0 && cur != 1) {
+        PyErr_SetString(PyExc_RuntimeError, "step: no player to act after a hand went on");
+        goto fail;
+    }
+    if (PyDict_SetItem(d, s_agent_selection, seats[cur]) == 0) r = Py_NewRef(Py_None);
+fail:
+    Py_DECREF(game);
+    Py_DECREF(agent);
+    Py_DECREF(d);
+    if (r == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "step() failed");
+    return r;
+}
+
+static PyMethodDef last_def = {
+    "last", (PyCFunction)(void (*)(void))aec_last, METH_FASTCALL | METH_KEYWORDS,
+    "last($self, observe=True)\n--\n\n``(observation, cumulative reward, terminated, "
+    "truncated, info)`` of the agent to act (the compiled core's form of _last_py)."};
+static PyMethodDef step_def = {
+    "step", (PyCFunction)(void (*)(void))aec_step, METH_FASTCALL | METH_KEYWORDS,
+    "step($self, action)\n--\n\nPlay ``action`` for the agent to act (the compiled core's "
+    "form of _step_py)."};
+
+/* configure_aec(raw_env, SEATS) -> (last, step): descriptors for the class */
+static PyObject *configure_aec(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *type, *names;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &names)
+        || numpy_ready())
+        return NULL;
+    if (PyTuple_GET_SIZE(names) != 2) {
+        PyErr_SetString(PyExc_ValueError, "configure_aec: SEATS must hold two names");
+        return NULL;
+    }
+    for (int k = 0; k < 2; k++) Py_XSETREF(seats[k], Py_NewRef(PyTuple_GET_ITEM(names, k)));
+    return Py_BuildValue("(NN)", PyDescr_NewMethod((PyTypeObject *)type, &last_def),
+                         PyDescr_NewMethod((PyTypeObject *)type, &step_def));
+}
+
+/* numpy_api() -> whether numpy's C API is there for these (a numpy older than the
+ * headers' target, 1.23, refuses it: then Python runs) */
+static PyObject *numpy_api(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    if (numpy_ready() == 0) Py_RETURN_TRUE;
+    PyErr_Clear();
+    Py_RETURN_FALSE;
+}
+
+PyMethodDef wk_aec_methods[] = {
+    {"numpy_api", numpy_api, METH_NOARGS,
+     "numpy_api() -> whether game_arrays and configure_aec may be used"},
+    {"game_arrays", (PyCFunction)(void (*)(void))game_arrays, METH_FASTCALL,
+     "game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays"},
+    {"configure_aec", configure_aec, METH_VARARGS,
+     "configure_aec(raw_env, SEATS) -> (last, step) descriptors"},
+    {NULL, NULL, 0, NULL},
+};
+
+#else  /* built without numpy's headers: none of these */
+
+int wk_aec_init(void) { return 0; }
+PyMethodDef wk_aec_methods[] = {{NULL, NULL, 0, NULL}};
+
+#endif
