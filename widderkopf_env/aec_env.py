@@ -137,6 +137,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
+from . import rules
 from .cards import NUM_ACTIONS
 from .checks import SEATS, check_reset_seed, parse_player
 from .engine_types import IllegalActionError
@@ -144,7 +145,6 @@ from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, n
 from .game_encoder import CORE, compiled_form, encoder_for
 from .observation import check_obs_dtype, observation_space
 from .render import RENDER_MODES, check_perspective
-from . import rules
 from .rules import Game
 from .view import PlayerView
 

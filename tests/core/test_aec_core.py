@@ -75,7 +75,7 @@ def _play(kwargs, seed, illegal_every=0, numpy_every=0):
                 decisions += 1
             slow._has_updated = False  # as fast's agent_iter() has just set it
             outcome = []
-            for env, step in ((fast, fast.step), (slow, slow._step_py)):
+            for step in (fast.step, slow._step_py):
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
