@@ -97,7 +97,6 @@ lie outside 0..41 always raise.
 from __future__ import annotations
 
 import copy
-from dataclasses import fields
 
 import numpy as np
 from gymnasium import error, spaces
@@ -108,15 +107,15 @@ from ..cards import MAX_HAND_VALUE, NUM_ACTIONS, action_name
 from ..checks import check_reset_seed, parse_seat, show
 from ..episode import OpponentError, Settings, check_render_mode
 from ..observation import OBS_SIZE, check_obs_dtype, observation_space
-from ..rules import HandResult, IllegalActionError, Phase
+from ..rules import IllegalActionError, Phase
 from .deals import DealSource
 from .encode import encode
 from .engine import OVER, VecGame
+from .infos import final_info, merge, result_info
 from .ledger import VecRewardLedger
 from .opponents import RandomOpponent, make_opponent
 from .selfplay import FusedStep
 
-_RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 _AS_IT_WAS = "the batch is as it was before this call"
 #: The most threads one vector env steps on.
 MAX_THREADS = 64
@@ -169,6 +168,7 @@ class WidderkopfVectorEnv(VectorEnv):
         self.game.num_threads = self.num_threads
         self._seed_rngs(None)
         self.self_play = isinstance(opponent, str) and opponent == "self"
+        self._info_key = "player" if self.self_play else "seat"  # who each row is seen by
         self._seat_spec = parse_seat(seat)
         if self.self_play and self._seat_spec != "random":
             raise ValueError(f"seat has no meaning with opponent='self' (both seats play), "
@@ -260,7 +260,7 @@ class WidderkopfVectorEnv(VectorEnv):
         terminated = (g.phase == OVER) | bad
         truncated = np.zeros(n, bool)
         hand_over = g.res_count != counted
-        step_info = self._result_info(hand_over) if hand_over.any() else {}
+        step_info = result_info(self.game, hand_over) if hand_over.any() else {}
         if bad.any():
             step_info["illegal_action"], step_info["_illegal_action"] = bad, bad
         if self.self_play:
@@ -270,11 +270,11 @@ class WidderkopfVectorEnv(VectorEnv):
         if len(ended):
             viewer = mover if self.self_play else self.seat
             final_obs, _ = encode(g, ended, viewer[ended], True, dtype=self.obs_dtype)
-            final = self._final(ended, final_obs, step_info, viewer)
+            final = final_info(ended, final_obs, step_info, viewer, self._info_key, n)
             self._deals.unseed(ended)
             self._start(ended)
         obs, info = self._observe()
-        return obs, reward, terminated, truncated, self._merge(info, step_info, terminated,
+        return obs, reward, terminated, truncated, merge(info, step_info, terminated,
                                                                 final)
 
     def _step_self(self, actions):
@@ -288,24 +288,15 @@ class WidderkopfVectorEnv(VectorEnv):
             return None
         step_info = {"rewards": moved.rewards}
         if moved.hand_over.any():
-            step_info.update(self._result_info(moved.hand_over))
+            step_info.update(result_info(self.game, moved.hand_over))
         final = None
         if len(moved.ended):
-            final = self._final(moved.ended, moved.final_obs, step_info, moved.mover)
+            final = final_info(moved.ended, moved.final_obs, step_info, moved.mover,
+                               self._info_key, self.num_envs)
             self._deals.unseed(moved.ended)
         info = self._info(np.maximum(g.current, 0))
         return (self._obs, moved.reward, moved.terminated, np.zeros(self.num_envs, bool),
-                self._merge(info, step_info, moved.terminated, final))
-
-    @staticmethod
-    def _merge(info, step_info, terminated, final) -> dict:
-        """``info`` with this step's facts of the going-on episodes and the ended ones'."""
-        going = ~terminated
-        for key, value in step_info.items():
-            info[key] = value & going if key.startswith("_") else value
-        if final is not None:
-            info.update(final)
-        return info
+                merge(info, step_info, moved.terminated, final))
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the current observations: (N, 42) int8, 1 = legal."""
@@ -469,28 +460,6 @@ class WidderkopfVectorEnv(VectorEnv):
 
     def _info(self, viewer) -> dict:
         info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
-        key = "player" if self.self_play else "seat"
+        key = self._info_key
         info[key], info["_" + key] = viewer.copy(), info["_action_mask"]
         return info
-
-    def _result_info(self, hand_over) -> dict:
-        g, info = self.game, {}
-        for name in _RESULT_FIELDS:
-            source = "res_hand" if name == "hand" else "res_" + name
-            info[name], info["_" + name] = getattr(g, source).copy(), hand_over
-        return info
-
-    def _final(self, ended, final_obs, step_info, viewer) -> dict:
-        n = self.num_envs
-        mark = np.zeros(n, bool)
-        mark[ended] = True
-        obs = np.empty(n, dtype=object)  # None in every entry
-        obs[ended] = np.fromiter(final_obs, object, len(ended))  # the rows, as views
-        final_info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8),
-                      "_action_mask": mark}
-        key = "player" if self.self_play else "seat"
-        final_info[key], final_info["_" + key] = viewer.copy(), mark
-        for key, value in step_info.items():
-            final_info[key] = value & mark if key.startswith("_") else value
-        return {"final_obs": obs, "_final_obs": mark, "final_info": final_info,
-                "_final_info": mark}

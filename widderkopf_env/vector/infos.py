@@ -1,0 +1,66 @@
+"""The info dicts of a vector env's step (Gymnasium's vector form: a value per sub-env and
+a ``_key`` mask saying which sub-envs it is meant for).
+
+:class:`~widderkopf_env.vector.env.WidderkopfVectorEnv` builds a step's ``info`` from
+these, on its numpy path and on the compiled core's alike: the hand results of the games
+whose hand ended, the ended episodes' last observations and infos (same-step autoreset),
+and the rest of this step's facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from ..cards import NUM_ACTIONS
+from ..engine_types import HandResult
+
+RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+
+
+def result_info(game, hand_over: np.ndarray) -> dict:
+    """The hand results of ``game`` (a VecGame) as info entries, copied, meant for the
+    games whose hand ended (``hand_over``)."""
+    info = {}
+    for name in RESULT_FIELDS:
+        source = "res_hand" if name == "hand" else "res_" + name
+        info[name], info["_" + name] = getattr(game, source).copy(), hand_over
+    return info
+
+
+def masked(step_info: dict, keep: np.ndarray) -> dict:
+    """``step_info`` with every ``_key`` mask and-ed with ``keep``; masks that are one array
+    (the hand results share theirs) stay one array, and-ed once."""
+    out, done = {}, {}
+    for key, value in step_info.items():
+        if key.startswith("_"):
+            both = done.get(id(value))
+            if both is None:
+                both = done[id(value)] = value & keep
+            value = both
+        out[key] = value
+    return out
+
+
+def final_info(ended: np.ndarray, final_obs: np.ndarray, step_info: dict, viewer: np.ndarray,
+               key: str, n: int) -> dict:
+    """The same-step autoreset entries of the ``ended`` games: their last observations
+    (rows of ``final_obs``, in ``ended``'s order) and infos (``step_info``, who viewed
+    (``key``: ``player`` or ``seat``), an empty action mask)."""
+    mark = np.zeros(n, bool)
+    mark[ended] = True
+    obs = np.empty(n, dtype=object)  # None in every entry
+    obs[ended] = np.fromiter(final_obs, object, len(ended))  # the rows, as views
+    info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8), "_action_mask": mark,
+            key: viewer.copy(), "_" + key: mark}
+    info.update(masked(step_info, mark))
+    return {"final_obs": obs, "_final_obs": mark, "final_info": info, "_final_info": mark}
+
+
+def merge(info: dict, step_info: dict, terminated: np.ndarray, final: dict | None) -> dict:
+    """``info`` with this step's facts of the going-on episodes and the ended ones'."""
+    info.update(masked(step_info, ~terminated))
+    if final is not None:
+        info.update(final)
+    return info
