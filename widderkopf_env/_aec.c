@@ -5,9 +5,10 @@
  * reference and the fallback: these call them for anything off the common path (an env
  * whose encoder or engine runs in Python, reward shaping, a render mode, an action that is
  * not a plain legal int, a step after the end), and step() hands a hand's end to
- * raw_env._settled. The env's state stays in its Python attributes, read and written here
- * by name, so both forms see one env. Needs numpy's headers at build time (WK_NUMPY);
- * without them the module has none of these and Python runs.
+ * raw_env._settled. The env's state stays in its Python attributes (read and written
+ * here in its instance dict), so both forms see one env. Needs numpy's headers at build
+ * time (WK_NUMPY; numpy_api() says whether the numpy running takes them); without them
+ * the module has none of these and Python runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -63,10 +64,15 @@ int wk_aec_init(void) {
 /* (obs, mask) of game seen by player p as new numpy arrays: obs float32, or uint8 in the
  * compact form; a non-Game object by _speedups.encode (float32 only: compact gives None) */
 static PyObject *arrays(PyObject *game, long long p, int over, int compact) {
+    const wk_layout *L = wk_get_layout();
+    if (L == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
+        return NULL;
+    }
     wk_one g;
     int got = wk_read_game(game, p, over, &g);
     if (got < 0) return NULL;
-    npy_intp size = wk_get_layout()->size, actions = WK_ACTIONS;
+    npy_intp size = L->size, actions = WK_ACTIONS;
     if (got > 0) {  /* not a Game: the encoder of attributes, copied into arrays */
         if (compact) Py_RETURN_NONE;
         PyObject *args[3] = {game, PyLong_FromLongLong(p), PyBool_FromLong(over)};

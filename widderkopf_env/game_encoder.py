@@ -259,15 +259,6 @@ CORE = _speedups
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
 ACCELERATED: bool = _speedups is not None
 
-
-def compiled_form(obs_dtype) -> int | None:
-    """How the compiled core writes an env's observations of ``obs_dtype`` into arrays
-    (0: float32, 1: the compact uint8 form), or None where the Python encoder runs (no
-    core, one built without numpy's headers, or ``encode_game`` replaced, as
-    ``bench/env.py`` does to time the pure-Python form)."""
-    if encode_game is not _encode_c or _c_arrays is None:
-        return None
-    return 0 if check_obs_dtype(obs_dtype) == np.float32 else 1
 _F32 = np.dtype(np.float32)
 
 
@@ -289,11 +280,20 @@ else:
     encode_game = _encode_py
 
 
+def compiled_form(obs_dtype) -> int | None:
+    """How the compiled core writes an env's observations of ``obs_dtype`` into arrays
+    (0: float32, 1: the compact uint8 form), or None where the Python encoder runs (no
+    core, one built without numpy's headers, or ``encode_game`` replaced, as
+    ``bench/env.py`` does to time the pure-Python form)."""
+    if encode_game is not _encode_c or _c_arrays is None:
+        return None
+    return 0 if check_obs_dtype(obs_dtype) == np.float32 else 1
 
 
 def encoder_for(obs_dtype=np.float32):
     """``encode_game`` for an env's ``obs_dtype``: itself for float32, and for the compact
-    uint8 form its observation through :func:`~widderkopf_env.observation.to_compact`."""
+    uint8 form the compiled core's uint8 arrays where it runs (else ``encode_game``'s
+    observation through :func:`~widderkopf_env.observation.to_compact`: the same bytes)."""
     if check_obs_dtype(obs_dtype) == np.float32:
         return encode_game
     compiled = _c_arrays if encode_game is _encode_c else None
