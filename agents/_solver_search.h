@@ -162,37 +162,16 @@ static inline void canonical(const Searcher *s, uint64_t *aL, uint64_t *aO) {
     *aO = O;
 }
 
-/* exact value for the leader with two tricks left (no pruning needed) */
-static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
-    const Tables *t = s->tab;
-    const uint8_t *beats = t->beats;
-    int best = -1;
-    for (uint64_t leads = aL; leads; leads &= leads - 1) {
-        int c = low_bit(leads);
-        int cl = top_bit((aL ^ BIT(c)) | s->rev[c]);  /* the leader's last card */
-        int pc = t->pts[c], c36 = c * WK_CARDS;
-        int worst = R + 1;
-        uint64_t moves = aO & t->follow[c];
-        if (!moves) moves = aO;
-        for (; moves; moves &= moves - 1) {
-            int r = low_bit(moves);
-            int ro = top_bit((aO ^ BIT(r)) | s->rev[r]);
-            int p = pc + t->pts[r], v;
-            if (beats[c36 + r])  /* the follower wins and leads the last trick */
-                v = beats[ro * WK_CARDS + cl] ? R - p : 0;
-            else
-                v = !beats[cl * WK_CARDS + ro] ? R : p;
-            if (v < worst) worst = v;
-            if (worst <= best) break;
-        }
-        if (worst > best) best = worst;
-    }
-    return best;
+/* exact value for the leader with one trick left: its last card against the other's */
+static inline int one_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
+    return s->tab->beats[top_bit(aL) * WK_CARDS + top_bit(aO)] ? 0 : R;
 }
 
-/* exact value for the leader with three tricks left: every lead and reply, then
- * two_left, without the table */
-static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
+/* The leader's exact value at the start of a trick, without the table: every lead and
+ * reply (pruned as soon as a reply holds the lead to the best lead so far), the tricks
+ * after it valued by `rest`, called with their leader first. */
+static inline WK_INLINE int every_lead(const Searcher *s, uint64_t aL, uint64_t aO, int R,
+                                       int (*rest)(const Searcher *, uint64_t, uint64_t, int)) {
     const Tables *t = s->tab;
     const uint8_t *beats = t->beats;
     int best = -1;
@@ -206,17 +185,25 @@ static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
         for (; moves; moves &= moves - 1) {
             int r = low_bit(moves);
             uint64_t nO = (aO ^ BIT(r)) | s->rev[r];
-            int p = pc + t->pts[r], R2 = R - p, v;
-            if (beats[c36 + r])
-                v = R2 - two_left(s, nO, nL, R2);
-            else
-                v = p + two_left(s, nL, nO, R2);
+            int p = pc + t->pts[r], R2 = R - p;
+            int v = beats[c36 + r] ? R2 - rest(s, nO, nL, R2)  /* the follower wins it */
+                                   : p + rest(s, nL, nO, R2);
             if (v < worst) worst = v;
             if (worst <= best) break;
         }
         if (worst > best) best = worst;
     }
     return best;
+}
+
+/* exact value for the leader with two tricks left */
+static int two_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
+    return every_lead(s, aL, aO, R, one_left);
+}
+
+/* exact value for the leader with three tricks left */
+static int three_left(const Searcher *s, uint64_t aL, uint64_t aO, int R) {
+    return every_lead(s, aL, aO, R, two_left);
 }
 
 /* the cards a player holds: the playable ones (avail) and those face down under them */
