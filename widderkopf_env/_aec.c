@@ -71,38 +71,30 @@ static PyObject *arrays(PyObject *game, long long p, int over, int compact) {
     }
     wk_one g;
     int got = wk_read_game(game, p, over, &g);
+    PyObject *pair = NULL;  /* not a Game: the encoder of attributes' bytearrays, copied */
     if (got < 0) return NULL;
-    npy_intp size = L->size, actions = WK_ACTIONS;
-    if (got > 0) {  /* not a Game: the encoder of attributes, copied into arrays */
+    if (got > 0) {
         if (compact) Py_RETURN_NONE;
         PyObject *args[3] = {game, PyLong_FromLongLong(p), PyBool_FromLong(over)};
-        PyObject *pair = args[1] == NULL ? NULL : wk_encode_by_attrs(NULL, args, 3);
+        pair = args[1] == NULL ? NULL : wk_encode_by_attrs(NULL, args, 3);
         Py_XDECREF(args[1]);
         Py_DECREF(args[2]);
         if (pair == NULL) return NULL;
-        PyObject *obs = new_array(f32, size);
-        PyObject *mask = new_array(i8, actions), *out = NULL;
-        if (obs != NULL && mask != NULL) {
-            memcpy(PyArray_DATA((PyArrayObject *)obs),
-                   PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 0)), (size_t)size * 4);
-            memcpy(PyArray_DATA((PyArrayObject *)mask),
-                   PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 1)), WK_ACTIONS);
-            out = PyTuple_Pack(2, obs, mask);
-        }
-        Py_DECREF(pair);
-        Py_XDECREF(obs);
-        Py_XDECREF(mask);
-        return out;
     }
-    PyObject *obs = new_array(compact ? u8 : f32, size);
-    PyObject *mask = new_array(i8, actions), *out = NULL;
+    PyObject *obs = new_array(compact ? u8 : f32, L->size);
+    PyObject *mask = new_array(i8, WK_ACTIONS), *out = NULL;
     if (obs != NULL && mask != NULL) {
-        void *data = PyArray_DATA((PyArrayObject *)obs);
-        if (wk_write_one(&g, p, over, compact ? NULL : (float *)data,
-                         compact ? (uint8_t *)data : NULL,
-                         (int8_t *)PyArray_DATA((PyArrayObject *)mask)) == 0)
+        void *o = PyArray_DATA((PyArrayObject *)obs), *m = PyArray_DATA((PyArrayObject *)mask);
+        if (pair != NULL) {
+            memcpy(o, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 0)),
+                   (size_t)L->size * sizeof(float));
+            memcpy(m, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 1)), WK_ACTIONS);
+        }
+        if (pair != NULL || wk_write_one(&g, p, over, compact ? NULL : (float *)o,
+                                         compact ? (uint8_t *)o : NULL, (int8_t *)m) == 0)
             out = PyTuple_Pack(2, obs, mask);
     }
+    Py_XDECREF(pair);
     Py_XDECREF(obs);
     Py_XDECREF(mask);
     return out;

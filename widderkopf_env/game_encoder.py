@@ -296,7 +296,7 @@ def encoder_for(obs_dtype=np.float32):
     observation through :func:`~widderkopf_env.observation.to_compact`: the same bytes)."""
     if check_obs_dtype(obs_dtype) == np.float32:
         return encode_game
-    compiled = _c_arrays if encode_game is _encode_c else None
+    compiled = None if compiled_form(obs_dtype) is None else _c_arrays
 
     def encode_compact(game, player: int, over: bool = False):
         arrays = None if compiled is None else compiled(game, player, over, True)
