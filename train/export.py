@@ -79,19 +79,22 @@ def _init_weights(spec: str) -> tuple[Path, dict]:
 def init_arch(spec: str) -> list[int]:
     """The hidden layer sizes of the actor in the policy file that a warm start ``spec``
     names (as :func:`init_file`): the network a run that does not set its own takes."""
-    return [int(w.shape[0]) for w, _ in _init_weights(spec)[1]["layers"][:-1]]
+    return _hidden(_init_weights(spec)[1])
 
 
-def init_file(spec: str, hidden: list[int], activation: str, canonical: bool) -> Path:
+def _hidden(weights: dict) -> list[int]:
+    return [int(w.shape[0]) for w, _ in weights["layers"][:-1]]
+
+
+def init_file(spec: str, hidden: list[int] | None, activation: str, canonical: bool) -> Path:
     """The policy file that a warm start ``spec`` names: a shipped network's name
     (``"ppo"``, ``"net"``, ``"net-v1"``) or a path to a .npz from
     :func:`~widderkopf_env.agents.network_file.save_policy`, resolved, after checking that
-    its actor has these hidden layers, activation and input ordering; ValueError saying
-    what differs otherwise."""
+    its actor has these hidden layers (None: whichever it has), activation and input
+    ordering; ValueError saying what differs otherwise."""
     path, weights = _init_weights(spec)
-    have = ([int(w.shape[0]) for w, _ in weights["layers"][:-1]], weights["activation"].lower(),
-            weights["canonical"])
-    want = (list(hidden), activation.lower(), bool(canonical))
+    have = (_hidden(weights), weights["activation"].lower(), weights["canonical"])
+    want = (have[0] if hidden is None else list(hidden), activation.lower(), bool(canonical))
     if have != want:
         raise ValueError(f"{path} holds hidden layers {have[0]}, activation {have[1]}, "
                          f"canonical={have[2]}; the run asks for {want[0]}, {want[1]}, "
