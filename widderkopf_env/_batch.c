@@ -345,7 +345,7 @@ static inline WK_INLINE void encode_row(const play_ctx *j, int64_t r, int64_t p,
 }
 
 /* VecRewardLedger.settle for game r: player_0's reward for the move just made */
-static double settle(const play_ctx *j, int64_t r) {
+static inline WK_INLINE double settle(const play_ctx *j, int64_t r) {
     const wk_batch *b = j->b;
     int ended = b->res_count[r] != j->hands[r];
     j->hands[r] = b->res_count[r];

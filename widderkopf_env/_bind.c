@@ -25,35 +25,18 @@ const wk_layout *wk_get_layout(void) { return wk_layout_ready ? &wk_obs_layout :
 
 /* ---- tables from Python ---------------------------------------------------------------- */
 
-/* the encoder's layout (offsets in _speedups.c's PIECE_LIST order) and scales, from
- * _speedups.configure once it has checked the offsets; without scales, no batch encoder */
-int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales) {
+/* the encoder's size and scales, from _speedups.configure once it has checked the layout
+ * against _core.h's WK_PIECES; without scales, no batch encoder */
+int wk_set_layout(Py_ssize_t size, PyObject *scales) {
     wk_layout_ready = 0;
     if (scales == NULL || scales == Py_None) return 0;
     wk_layout *L = &wk_obs_layout;
-    int64_t *fields[] = {&L->hand, &L->my_up, &L->my_covered, &L->opp_up, &L->opp_covered,
-        &L->my_discard, &L->lead, &L->my_played, &L->opp_played, &L->my_won, &L->opp_won,
-        &L->unseen, &L->trumps, &L->legal_cards, &L->pending, &L->phase, &L->my_turn,
-        &L->trump_suit, &L->crack_level, &L->may_escalate, &L->cracker, &L->roles,
-        &L->opp_discarded, &L->tiebreak, &L->trick_points, &L->tricks_done,
-        &L->opp_hand_size, &L->face_down, &L->match_scores, &L->hands_left};
-    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) *fields[k] = offsets[k];
     L->size = size;
     if (!PyArg_ParseTuple(scales, "dddddd", &L->total_points, &L->tricks, &L->hand_size,
                           &L->piles, &L->score_scale, &L->hands_left_cap))
         return -1;
-    /* the 0/1 pieces first, fitting the encoder's words; the nine scaled ones after them */
-    int64_t nbits = L->trick_points;
-    for (size_t k = 0; k < 24; k++) {
-        if (*fields[k] >= nbits) {
-            PyErr_SetString(PyExc_ValueError, "configure: the 0/1 pieces must come before "
-                            "the scaled ones (trick_points first of those)");
-            return -1;
-        }
-    }
-    if (nbits > 64 * 9 || L->hands_left_cap < 1) {
-        PyErr_SetString(PyExc_ValueError, "configure: more 0/1 entries than _core.h's "
-                        "encoder holds (576), or a hands-left cap below 1");
+    if (L->hands_left_cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "configure: a hands-left cap below 1");
         return -1;
     }
     wk_layout_ready = 1;

@@ -13,6 +13,7 @@
 #define WIDDERKOPF_CORE_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include <string.h>
 #include <math.h>
 
@@ -36,12 +37,26 @@ typedef struct {
     uint64_t trump_mask[4];                /* TRUMP_MASK (R2) */
 } wk_rules;
 
-/* Where observation.OFFSETS puts each piece (wk_obs_layout is filled from it). */
+/* The observation's pieces as observation.PIECES lists them: (name, entries), in order,
+ * back to back from entry 0; the 0/1 pieces come first, then the nine scaled numbers.
+ * _speedups.c's configure() checks observation.OFFSETS against this list and refuses a
+ * layout that differs, so that the encoder's offsets below are constants. */
+#define WK_PIECES(X)                                                                        \
+    X(hand, 36) X(my_up, 36) X(my_covered, 36) X(opp_up, 36) X(opp_covered, 36)              \
+    X(my_discard, 36) X(lead, 36) X(my_played, 36) X(opp_played, 36) X(my_won, 36)           \
+    X(opp_won, 36) X(unseen, 36) X(trumps, 36) X(legal_cards, 36) X(pending, 2) X(phase, 5)  \
+    X(my_turn, 1) X(trump_suit, 5) X(crack_level, 5) X(may_escalate, 2) X(cracker, 2)        \
+    X(roles, 3) X(opp_discarded, 1) X(tiebreak, 1) X(trick_points, 2) X(tricks_done, 1)      \
+    X(opp_hand_size, 1) X(face_down, 2) X(match_scores, 2) X(hands_left, 1)
+#define WK_PIECE_FIELD(name, size) char name[size];
+typedef struct { WK_PIECES(WK_PIECE_FIELD) } wk_pieces;  /* an entry per byte: offsetof */
+#undef WK_PIECE_FIELD
+#define WK_AT(name) ((int64_t)offsetof(wk_pieces, name))
+#define WK_OBS_SIZE ((int64_t)sizeof(wk_pieces))
+#define WK_NBITS WK_AT(trick_points) /* the 0/1 entries: those before the scaled ones */
+
+/* The encoder's scales (observation's constants and the variant's numbers, configure). */
 typedef struct {
-    int64_t hand, my_up, my_covered, opp_up, opp_covered, my_discard, lead, my_played,
-        opp_played, my_won, opp_won, unseen, trumps, legal_cards, pending, phase, my_turn,
-        trump_suit, crack_level, may_escalate, cracker, roles, opp_discarded, tiebreak,
-        trick_points, tricks_done, opp_hand_size, face_down, match_scores, hands_left;
     int64_t size;
     double total_points, tricks, hand_size, piles, score_scale, hands_left_cap;
 } wk_layout;
@@ -98,7 +113,10 @@ static inline void wk_init_tables(void) {
 /* A function that writes observation rows, compiled twice where the compiler and the
  * platform allow it (GCC on x86 Linux: target_clones, picked once at load by the CPU):
  * with AVX2 (32-byte stores spread the row's bits) and for the baseline; the same
- * results. Its callees are inlined into each copy (WK_INLINE). */
+ * results. Its callees are inlined into each copy (WK_INLINE): the AVX2 copy must not
+ * call code compiled for the baseline, whose SSE instructions stall while the upper
+ * halves of the vector registers are in use (wk_apply and the rules it calls are
+ * WK_INLINE for that). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WK_ROW_WRITER __attribute__((target_clones("avx2", "default")))
 #else
@@ -220,7 +238,7 @@ static inline void wk_turn_over(wk_batch *b, int64_t i, int64_t pile) {
 }
 
 /* Game._finish_hand; returns 1 when the match goes on (a new deal is needed) */
-static inline int wk_finish_hand(const wk_rules *r, wk_batch *b, int64_t i) {
+static inline WK_INLINE int wk_finish_hand(const wk_rules *r, wk_batch *b, int64_t i) {
     int64_t t = b->trump[i], d0 = b->discard[2 * i], d1 = b->discard[2 * i + 1];
     int64_t tp0 = b->trick_points[2 * i], tp1 = b->trick_points[2 * i + 1];
     int64_t pts[2] = {tp0 + r->points[d1], tp1 + r->points[d0]};
@@ -259,7 +277,7 @@ static inline int wk_finish_hand(const wk_rules *r, wk_batch *b, int64_t i) {
 }
 
 /* Play card c for the player to act (Game._apply_play); 1 if a new deal is needed */
-static inline int wk_play(const wk_rules *r, wk_batch *b, int64_t i, int64_t card) {
+static inline WK_INLINE int wk_play(const wk_rules *r, wk_batch *b, int64_t i, int64_t card) {
     int64_t p = b->current[i], pile = -1;
     uint64_t bit = UINT64_C(1) << card;
     if (b->hand[2 * i + p] & bit) {
@@ -304,7 +322,7 @@ static inline int wk_play(const wk_rules *r, wk_batch *b, int64_t i, int64_t car
 /* Apply one legal action to game i (Game.apply without the check: see wk_is_legal).
  * Returns 1 when a hand ended and the match goes on: the caller deals the next hand
  * (wk_start_hand); legal[i] is then stale until it does. */
-static inline int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, int64_t a) {
+static inline WK_INLINE int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, int64_t a) {
     int64_t n = b->hlen[i];
     if (n < WK_HISTORY) b->history[WK_HISTORY * i + n] = (int8_t)a;
     b->hlen[i] = n + 1;
@@ -398,42 +416,41 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
     wk_rights(b, i, rights);
     int64_t left = b->num_hands[i] - b->hand_no[i];
     int64_t cracker = b->cracker[i];
-    /* the 0/1 entries: 64-bit words, then spread over the output row */
-    uint64_t words[(WK_CARDS * 14 + 64 + 63) / 64 + 1];
-    int64_t nbits = L->trick_points;  /* the 0/1 entries come first (checked at configure) */
-    memset(words, 0, sizeof(words));
-#define WK_PUT(at, value, width)                                                \
-    do {                                                                        \
-        uint64_t v_ = (value);                                                  \
-        int64_t a_ = (at);                                                      \
-        words[a_ / 64] |= v_ << (a_ % 64);                                      \
-        if (a_ % 64 + (width) > 64) words[a_ / 64 + 1] |= v_ >> (64 - a_ % 64); \
+    /* the 0/1 entries: 64-bit words (constant offsets: the words stay in registers),
+     * then spread over the output row */
+    uint64_t words[(WK_NBITS + 63) / 64 + 1] = {0};
+#define WK_PUT(piece, value, width)                                                \
+    do {                                                                           \
+        uint64_t v_ = (value);                                                     \
+        words[WK_AT(piece) / 64] |= v_ << (WK_AT(piece) % 64);                     \
+        if (WK_AT(piece) % 64 + (width) > 64)                                      \
+            words[WK_AT(piece) / 64 + 1] |= (v_ >> 1) >> (63 - WK_AT(piece) % 64); \
     } while (0)
-    WK_PUT(L->hand, my_hand, 36);
-    WK_PUT(L->my_up, my_up, 36);
-    WK_PUT(L->my_covered, my_cov, 36);
-    WK_PUT(L->opp_up, opp_up, 36);
-    WK_PUT(L->opp_covered, opp_cov, 36);
-    WK_PUT(L->my_discard, my_discard, 36);
-    WK_PUT(L->lead, b->lead[i] >= 0 ? UINT64_C(1) << b->lead[i] : 0, 36);
-    WK_PUT(L->my_played, my_played, 36);
-    WK_PUT(L->opp_played, opp_played, 36);
-    WK_PUT(L->my_won, b->won[2 * i + p], 36);
-    WK_PUT(L->opp_won, b->won[2 * i + o], 36);
-    WK_PUT(L->unseen, b->deck ^ seen, 36);
-    WK_PUT(L->trumps, trump >= 0 ? b->trump_mask[trump] : 0, 36);
-    WK_PUT(L->legal_cards, legal & WK_ALL_CARDS, 36);
-    WK_PUT(L->pending, (uint64_t)my_pending | (uint64_t)opp_pending << 1, 2);
-    WK_PUT(L->phase + phase, 1, 1);
-    WK_PUT(L->my_turn, (uint64_t)(current == p), 1);
-    WK_PUT(L->trump_suit + (trump >= 0 ? trump : 4), 1, 1);
-    WK_PUT(L->crack_level + b->level[i], 1, 1);
-    WK_PUT(L->may_escalate, (uint64_t)rights[p] | (uint64_t)rights[o] << 1, 2);
-    WK_PUT(L->cracker, (uint64_t)(cracker == p) | (uint64_t)(cracker == o) << 1, 2);
-    WK_PUT(L->roles, (uint64_t)(b->dealer[i] == p) | (uint64_t)(b->chooser[i] == p) << 1
-                         | (uint64_t)(b->leader[i] == p) << 2, 3);
-    WK_PUT(L->opp_discarded, (uint64_t)(opp_disc >= 0), 1);
-    WK_PUT(L->tiebreak, (uint64_t)(left <= 0 && phase != WK_OVER), 1);
+    WK_PUT(hand, my_hand, 36);
+    WK_PUT(my_up, my_up, 36);
+    WK_PUT(my_covered, my_cov, 36);
+    WK_PUT(opp_up, opp_up, 36);
+    WK_PUT(opp_covered, opp_cov, 36);
+    WK_PUT(my_discard, my_discard, 36);
+    WK_PUT(lead, b->lead[i] >= 0 ? UINT64_C(1) << b->lead[i] : 0, 36);
+    WK_PUT(my_played, my_played, 36);
+    WK_PUT(opp_played, opp_played, 36);
+    WK_PUT(my_won, b->won[2 * i + p], 36);
+    WK_PUT(opp_won, b->won[2 * i + o], 36);
+    WK_PUT(unseen, b->deck ^ seen, 36);
+    WK_PUT(trumps, trump >= 0 ? b->trump_mask[trump] : 0, 36);
+    WK_PUT(legal_cards, legal & WK_ALL_CARDS, 36);
+    WK_PUT(pending, (uint64_t)my_pending | (uint64_t)opp_pending << 1, 2);
+    WK_PUT(phase, UINT64_C(1) << phase, 5);
+    WK_PUT(my_turn, (uint64_t)(current == p), 1);
+    WK_PUT(trump_suit, UINT64_C(1) << (trump >= 0 ? trump : 4), 5);
+    WK_PUT(crack_level, UINT64_C(1) << b->level[i], 5);
+    WK_PUT(may_escalate, (uint64_t)rights[p] | (uint64_t)rights[o] << 1, 2);
+    WK_PUT(cracker, (uint64_t)(cracker == p) | (uint64_t)(cracker == o) << 1, 2);
+    WK_PUT(roles, (uint64_t)(b->dealer[i] == p) | (uint64_t)(b->chooser[i] == p) << 1
+                      | (uint64_t)(b->leader[i] == p) << 2, 3);
+    WK_PUT(opp_discarded, (uint64_t)(opp_disc >= 0), 1);
+    WK_PUT(tiebreak, (uint64_t)(left <= 0 && phase != WK_OVER), 1);
 #undef WK_PUT
     /* the scaled numbers, in float64 and rounded once to float32 (as the encoders) */
     double s = (double)b->scores[2 * i + p], t = (double)b->scores[2 * i + o];
@@ -451,11 +468,12 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
         (float)(t / (t + L->score_scale)),
         (float)hl,
     };
-    const int64_t at[9] = {L->trick_points, L->trick_points + 1, L->tricks_done,
-                           L->opp_hand_size, L->face_down, L->face_down + 1,
-                           L->match_scores, L->match_scores + 1, L->hands_left};
+    const int64_t at[9] = {WK_AT(trick_points), WK_AT(trick_points) + 1, WK_AT(tricks_done),
+                           WK_AT(opp_hand_size), WK_AT(face_down), WK_AT(face_down) + 1,
+                           WK_AT(match_scores), WK_AT(match_scores) + 1, WK_AT(hands_left)};
     /* byte b of the 0/1 entries spreads over entries 8b..8b+7 through a table row */
-    int64_t nbytes = (nbits + 7) / 8, spread = 8 * nbytes <= L->size ? nbytes : nbytes - 1;
+    const int64_t nbits = WK_NBITS, nbytes = (nbits + 7) / 8;
+    const int64_t spread = 8 * nbytes <= WK_OBS_SIZE ? nbytes : nbytes - 1;
     if (obs32) {
         for (int64_t w = 0; w < spread / 8; w++) {  /* whole words: 8 bytes each */
             uint64_t x = words[w];
@@ -463,7 +481,7 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
             for (int k = 0; k < 8; k++) memcpy(obs32 + 64 * w + 8 * k, wk_byte_floats[(uint8_t)(x >> (8 * k))], 32);
         }
         for (int64_t q = spread / 8 * 8; q < spread; q++) memcpy(obs32 + 8 * q, wk_byte_floats[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 32);
-        for (int64_t j = 8 * spread; j < L->size; j++)
+        for (int64_t j = 8 * spread; j < WK_OBS_SIZE; j++)
             obs32[j] = j < nbits ? (float)((words[j / 64] >> (j % 64)) & 1) : 0.0f;
         for (int k = 0; k < 9; k++) obs32[at[k]] = scaled[k];
     } else {
@@ -473,7 +491,7 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
             for (int k = 0; k < 8; k++) memcpy(obs8 + 64 * w + 8 * k, wk_byte_bytes[(uint8_t)(x >> (8 * k))], 8);
         }
         for (int64_t q = spread / 8 * 8; q < spread; q++) memcpy(obs8 + 8 * q, wk_byte_bytes[(uint8_t)(words[q / 8] >> (8 * (q % 8)))], 8);
-        for (int64_t j = 8 * spread; j < L->size; j++)
+        for (int64_t j = 8 * spread; j < WK_OBS_SIZE; j++)
             obs8[j] = j < nbits ? (uint8_t)((words[j / 64] >> (j % 64)) & 1) : 0;
         for (int k = 0; k < 9; k++) obs8[at[k]] = (uint8_t)nearbyint((double)scaled[k] * 255.0);
     }

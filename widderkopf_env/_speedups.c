@@ -9,11 +9,12 @@
  * (observation.encode_view) at every position of many games, and
  * tests/core/test_observation_hash.py pins the output.
  *
- * The layout is not written here: this file names the pieces of the layout (PIECE_LIST)
- * and game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
- * configure() at import, which checks that the table has exactly these pieces with these
- * sizes and refuses (leaving the module unusable) otherwise, then hands the offsets and
- * scales to the core (wk_set_layout).
+ * The layout is not written here: _core.h names the pieces of the layout (WK_PIECES, in
+ * order, with their sizes; the encoder's offsets follow from it at compile time) and
+ * game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
+ * configure() at import, which checks that the table has exactly these pieces at these
+ * offsets with these sizes and refuses (leaving the module unusable) otherwise, then hands
+ * the scales to the core (wk_set_layout).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,33 +29,19 @@ extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot pat
 extern PyMethodDef wk_aec_methods[];     /* _aec.c: the AEC env's last() and step() */
 int wk_aec_init(void);
 extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
-int wk_set_layout(const Py_ssize_t *offsets, Py_ssize_t size, PyObject *scales);
+int wk_set_layout(Py_ssize_t size, PyObject *scales);
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
-/* The pieces this encoder writes: (enum id, name in observation.PIECES, size). */
-#define PIECE_LIST(X)                                                                     \
-    X(HAND, "hand", 36) X(MY_UP, "my_up", 36) X(MY_COVERED, "my_covered", 36)            \
-    X(OPP_UP, "opp_up", 36) X(OPP_COVERED, "opp_covered", 36)                            \
-    X(MY_DISCARD, "my_discard", 36) X(LEAD, "lead", 36) X(MY_PLAYED, "my_played", 36)    \
-    X(OPP_PLAYED, "opp_played", 36) X(MY_WON, "my_won", 36) X(OPP_WON, "opp_won", 36)    \
-    X(UNSEEN, "unseen", 36) X(TRUMPS, "trumps", 36) X(LEGAL_CARDS, "legal_cards", 36)    \
-    X(PENDING, "pending", 2) X(PHASE, "phase", 5) X(MY_TURN, "my_turn", 1)               \
-    X(TRUMP_SUIT, "trump_suit", 5) X(CRACK_LEVEL, "crack_level", 5)                      \
-    X(MAY_ESCALATE, "may_escalate", 2) X(CRACKER, "cracker", 2) X(ROLES, "roles", 3)     \
-    X(OPP_DISCARDED, "opp_discarded", 1) X(TIEBREAK, "tiebreak", 1)                      \
-    X(TRICK_POINTS, "trick_points", 2) X(TRICKS_DONE, "tricks_done", 1)                  \
-    X(OPP_HAND_SIZE, "opp_hand_size", 1) X(FACE_DOWN, "face_down", 2)                    \
-    X(MATCH_SCORES, "match_scores", 2) X(HANDS_LEFT, "hands_left", 1)
+/* The pieces the encoder writes (_core.h's WK_PIECES): name, size, offset. */
+#define AS_NAME(name, size) #name,
+#define AS_SIZE(name, size) size,
+#define AS_AT(name, size) WK_AT(name),
+static const char *const piece_name[] = { WK_PIECES(AS_NAME) };
+static const Py_ssize_t piece_size[] = { WK_PIECES(AS_SIZE) };
+static const Py_ssize_t piece_at[] = { WK_PIECES(AS_AT) };
+#define N_LAYOUT ((Py_ssize_t)(sizeof(piece_size) / sizeof(piece_size[0])))
 
-#define AS_ENUM(id, name, size) id,
-#define AS_NAME(id, name, size) name,
-#define AS_SIZE(id, name, size) size,
-enum { PIECE_LIST(AS_ENUM) N_LAYOUT };
-static const char *const piece_name[N_LAYOUT] = { PIECE_LIST(AS_NAME) };
-static const Py_ssize_t piece_size[N_LAYOUT] = { PIECE_LIST(AS_SIZE) };
-
-static Py_ssize_t layout[N_LAYOUT];  /* each piece's offset, set by configure() */
 static Py_ssize_t obs_size = -1, num_actions = -1;
 
 /* interned attribute names */
@@ -174,8 +161,9 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
 }
 
 /* configure(table, obs_size, num_actions, trump_cards): table is observation.OFFSETS,
- * {name: (offset, size)}; it must hold exactly the pieces of PIECE_LIST, with their sizes,
- * inside obs_size, so that a layout change without a matching change here fails loudly */
+ * {name: (offset, size)}; it must hold exactly the pieces of WK_PIECES, at their offsets
+ * with their sizes, and obs_size their total, so that a layout change without a matching
+ * change in _core.h fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *table, *trumps, *scales = NULL;
@@ -188,20 +176,26 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         || actions > 64) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_ValueError, "configure: the layout has %zd pieces, "
-                         "_speedups.c writes %d", PyDict_Size(table), (int)N_LAYOUT);
+                         "_core.h writes %d", PyDict_Size(table), (int)N_LAYOUT);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < N_LAYOUT; i++) {
         PyObject *entry = PyDict_GetItemString(table, piece_name[i]);  /* borrowed */
-        Py_ssize_t n = -1;
-        if (entry == NULL || !PyArg_ParseTuple(entry, "nn", &layout[i], &n)
-            || n != piece_size[i] || layout[i] < 0 || layout[i] + n > size) {
+        Py_ssize_t at = -1, n = -1;
+        if (entry == NULL || !PyArg_ParseTuple(entry, "nn", &at, &n) || n != piece_size[i]
+            || at != piece_at[i]) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError,
-                         "configure: piece %s must be (offset, %zd) inside %zd entries, as "
-                         "_speedups.c writes it", piece_name[i], piece_size[i], size);
+                         "configure: piece %s must be (%zd, %zd), as _core.h writes it (the "
+                         "pieces of WK_PIECES, in its order, back to back)", piece_name[i],
+                         piece_at[i], piece_size[i]);
             return NULL;
         }
+    }
+    if (size != WK_OBS_SIZE) {
+        PyErr_Format(PyExc_ValueError, "configure: the observation has %zd entries, _core.h's "
+                     "pieces %zd", size, (Py_ssize_t)WK_OBS_SIZE);
+        return NULL;
     }
     for (Py_ssize_t t = 0; t < 4; t++) {
         PyObject *v = PySequence_GetItem(trumps, t);
@@ -210,7 +204,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         Py_DECREF(v);
         if (cards == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     }
-    if (wk_set_layout(layout, size, scales) < 0) return NULL;
+    if (wk_set_layout(size, scales) < 0) return NULL;
     num_actions = actions;
     obs_size = size;
     Py_RETURN_NONE;

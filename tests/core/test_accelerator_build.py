@@ -92,15 +92,22 @@ def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
 
 @needs_speedups
 def test_accelerator_refuses_a_layout_it_was_not_written_for():
-    """A layout change in PIECES without the matching change in _speedups.c is refused
-    (and _load_speedups then warns and falls back), never run."""
+    """A layout change in PIECES without the matching change in _core.h's WK_PIECES (a
+    size, the order, the total) is refused (and _load_speedups then warns and falls
+    back), never run: the encoder's offsets are compile-time constants."""
     from widderkopf_env import _speedups
 
-    table = dict(OFFSETS)
-    table["phase"] = (OFFSETS["phase"][0], 6)
+    resized = dict(OFFSETS)
+    resized["phase"] = (OFFSETS["phase"][0], 6)
+    swapped = dict(OFFSETS)
+    swapped["hand"], swapped["my_up"] = OFFSETS["my_up"], OFFSETS["hand"]
     try:
         with pytest.raises(ValueError, match="piece phase must be"):
-            _speedups.configure(table, OBS_SIZE, 42, tuple(TRUMP_MASK))
+            _speedups.configure(resized, OBS_SIZE, 42, tuple(TRUMP_MASK))
+        with pytest.raises(ValueError, match=r"piece hand must be \(0, 36\)"):
+            _speedups.configure(swapped, OBS_SIZE, 42, tuple(TRUMP_MASK))
+        with pytest.raises(ValueError, match="the observation has"):
+            _speedups.configure(dict(OFFSETS), OBS_SIZE + 1, 42, tuple(TRUMP_MASK))
         with pytest.raises(RuntimeError, match="configure"):
             _speedups.encode(Game.new(seed=1), 0, False)
     finally:
