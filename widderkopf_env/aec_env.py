@@ -149,8 +149,19 @@ from .rules import Game
 from .view import PlayerView
 
 _INDEX = {"player_0": 0, "player_1": 1}
-_NEEDS_RESET = frozenset({"agents", "rewards", "_cumulative_rewards", "terminations",
-                          "truncations", "infos", "agent_selection"})
+class _SetByReset:
+    """A class attribute for an attribute that ``reset()`` sets on the env: reading it
+    before then raises a clear ``AttributeError``; afterwards the instance's own value
+    shadows it. (A ``__getattr__`` would say the same but slow down every attribute
+    access: Python does not specialise attribute reads on classes that define one.)"""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, env, owner=None):
+        if env is None:
+            return self
+        raise AttributeError(f"{self.name!r} cannot be accessed before reset()")
 
 
 # --- the AEC environment -------------------------------------------------------------------
@@ -218,10 +229,9 @@ class raw_env(AECEnv):
         if cls.observe is not raw_env.observe and cls.last is raw_env.last:
             cls.last = AECEnv.last
 
-    def __getattr__(self, name):  # only reached when normal lookup fails
-        if name in _NEEDS_RESET:
-            raise AttributeError(f"{name!r} cannot be accessed before reset()")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # set by reset(); read before it, each raises a clear AttributeError
+    agents, rewards, _cumulative_rewards, terminations, truncations, infos, agent_selection = (
+        _SetByReset() for _ in range(7))
 
     def __copy__(self):
         """An independent copy, as ``copy.deepcopy`` makes (a shallow copy would share the
