@@ -239,9 +239,9 @@ int wk_read_game(PyObject *game, long long p, int over, wk_one *g) {
         PyErr_Clear();
         return 1;
     }
-    g->deck = PyLong_AsUnsignedLongLong(deck_obj);
+    int bad = as_u63(deck_obj, &g->deck);
     Py_DECREF(deck_obj);
-    if (g->deck == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    if (bad) return -1;
     g->ntricks = PyList_GET_SIZE(tricks);
     if (g->current == p && !over) {
         if (get_long(game, S_LEGAL, &legal_cached)) return -1;

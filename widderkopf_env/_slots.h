@@ -36,8 +36,10 @@ static inline int get_long(PyObject *game, int k, long long *out) {
         PyErr_Format(PyExc_TypeError, "Game.%s must be an int", wk_slot_name[k]);
         return -1;
     }
-    *out = PyLong_AsLongLong(v);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    int overflow;  /* as PyLong_AsLongLong, without its byte array for two-digit ints */
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow) PyErr_Format(PyExc_OverflowError, "Game.%s is out of range", wk_slot_name[k]);
+    return overflow || (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
 static inline int set_long(PyObject *game, int k, long long value) {
@@ -59,9 +61,26 @@ static inline PyObject *get_list(PyObject *game, int k, Py_ssize_t size) {
     return v;
 }
 
+/* a non-negative int below 2**63 (card and action sets); PyLong_AsLongLongAndOverflow
+ * reads ints of two 30-bit digits directly, where PyLong_AsUnsignedLongLong and
+ * PyLong_AsLongLong go through a byte array */
+static inline int as_u63(PyObject *v, uint64_t *out) {
+    int overflow;
+    long long x = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+    if (!PyLong_Check(v) || (x == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an integer is required");
+        return -1;
+    }
+    if (overflow || x < 0) {
+        PyErr_SetString(PyExc_OverflowError, "a card set must be an int in 0..2**63-1");
+        return -1;
+    }
+    *out = (uint64_t)x;
+    return 0;
+}
+
 static inline int item_u64(PyObject *list, Py_ssize_t i, uint64_t *out) {
-    *out = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(list, i));
-    return (*out == (uint64_t)-1 && PyErr_Occurred()) ? -1 : 0;
+    return as_u63(PyList_GET_ITEM(list, i), out);
 }
 
 static inline int item_long(PyObject *list, Py_ssize_t i, long long *out) {

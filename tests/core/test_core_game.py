@@ -162,3 +162,22 @@ def test_the_methods_on_the_class_are_the_cores_and_take_every_action_form():
         with pytest.raises(TypeError, match="one argument, the action"):
             game.apply(*args, **kwargs)
     assert game.state_dict() == before and game.legal_actions() == [36, 37, 38, 39]
+
+
+@pytest.mark.parametrize("slot, value, error", [
+    ("hand", -1, OverflowError), ("hand", 2**63, OverflowError), ("hand", 1.5, TypeError),
+    ("_legal", 2**64, OverflowError), ("_legal", "x", TypeError)])
+def test_a_corrupted_slot_raises_a_clear_error_in_the_compiled_paths(slot, value, error):
+    """The compiled paths read the slots' ints directly; a value that is no card set (or
+    no int) raises instead of being read as one."""
+    game = Game.new(seed=4)
+    game.apply(game.legal_actions()[0])  # a named trump: the play of cards follows
+    while game.phase != rules.Phase.PLAY:
+        game.apply(game.legal_actions()[0])
+    values = getattr(game, slot)
+    if isinstance(values, list):
+        values[game.current] = value
+    else:
+        setattr(game, slot, value)
+    with pytest.raises(error):
+        game.apply(game.legal_actions()[0] if slot != "_legal" else 0)
