@@ -149,6 +149,8 @@ from .rules import Game
 from .view import PlayerView
 
 _INDEX = {"player_0": 0, "player_1": 1}
+
+
 class _SetByReset:
     """A class attribute for an attribute that ``reset()`` sets on the env: reading it
     before then raises a clear ``AttributeError``; afterwards the instance's own value
