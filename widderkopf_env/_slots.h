@@ -36,7 +36,7 @@ static inline int get_long(PyObject *game, int k, long long *out) {
         PyErr_Format(PyExc_TypeError, "Game.%s must be an int", wk_slot_name[k]);
         return -1;
     }
-    int overflow;  /* as PyLong_AsLongLong, without its byte array for two-digit ints */
+    int overflow = 0;  /* as PyLong_AsLongLong, without its byte array for two-digit ints */
     *out = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow) PyErr_Format(PyExc_OverflowError, "Game.%s is out of range", wk_slot_name[k]);
     return overflow || (*out == -1 && PyErr_Occurred()) ? -1 : 0;
@@ -65,7 +65,7 @@ static inline PyObject *get_list(PyObject *game, int k, Py_ssize_t size) {
  * reads ints of two 30-bit digits directly, where PyLong_AsUnsignedLongLong and
  * PyLong_AsLongLong go through a byte array */
 static inline int as_u63(PyObject *v, uint64_t *out) {
-    int overflow;
+    int overflow = 0;
     long long x = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
     if (!PyLong_Check(v) || (x == -1 && PyErr_Occurred())) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an integer is required");
