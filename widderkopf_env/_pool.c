@@ -77,8 +77,9 @@ static void run_on_new_threads(int threads, slice_job *jobs) {
 /* Spin up to SPIN_NS while (*x == value) == same, without sleeping: a wake-up through a
  * condition variable costs tens of microseconds on a virtual machine, while a vector
  * env's steps come a fraction of a millisecond apart. So the workers wait for the next
- * call by spinning up to 2 ms before they sleep (Intel's OpenMP runtime waits 200 ms by
- * default, KMP_BLOCKTIME), and the calling thread waits as long for their slices. */
+ * call by spinning up to two milliseconds before they sleep (Intel's OpenMP runtime waits
+ * a hundred times as long by default, KMP_BLOCKTIME), and the calling thread waits as
+ * long for their slices. */
 #define SPIN_NS 2000000
 #if defined(__GNUC__) || defined(__clang__)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)

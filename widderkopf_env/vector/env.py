@@ -20,8 +20,8 @@ wrapper does). ``info["final_obs"]`` rows are fresh arrays.
 Threads: ``num_threads`` (default 1) splits the batch over that many threads inside
 each step where the compiled core runs (:data:`~widderkopf_env.vector.engine.ACCELERATED`;
 the GIL is released); each game is stepped by one thread, so the results are the same
-for any count. Between steps the helper threads spin up to 2 ms for the next one before
-they sleep: give them cores of their own.
+for any count. Between steps the helper threads spin up to two milliseconds for the next
+one before they sleep: give them cores of their own.
 
 Masks: ``info["action_mask"]`` (N, 42) int8, at reset and after every step, the legal
 actions for the observation it comes with (never all zeros); :meth:`action_masks`
