@@ -1,5 +1,6 @@
 /* The AEC env's hot paths in C: observations as numpy arrays straight from a Game's slots
- * (game_arrays), and raw_env's last() and step() (aec_env.py) as method descriptors.
+ * (game_arrays), raw_env's last() and step() (aec_env.py) as method descriptors, and the
+ * iterator of its agent_iter().
  *
  * aec_env.py keeps both methods in Python (raw_env._last_py, raw_env._step_py), the
  * reference and the fallback: these call them for anything off the common path (an env
@@ -12,6 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "_core.h"
@@ -27,7 +29,7 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
     *s_cumulative, *s_infos, *s_game, *s_c_obs, *s_c_step, *s_has_updated, *s_dirty,
     *s_clean, *s_step_py, *s_last_py, *s_settled, *s_render_mode, *s_observation,
-    *s_action_mask, *s_zero;
+    *s_action_mask, *s_agents, *s_zero;
 static PyObject *seats[2];  /* configure_aec's SEATS */
 static PyArray_Descr *f32, *u8, *i8;
 
@@ -47,6 +49,98 @@ static int numpy_ready(void) {
     return i8 == NULL ? -1 : 0;
 }
 
+/* agent_iter(env, max_iter): the iterator of raw_env.agent_iter() (aec_env.py's
+ * _OrderedIterable._iter_py is its reference): yields env.agent_selection while env.agents
+ * is not empty, at most max_iter times, and insists on a step() between two agents (each
+ * yield sets env._has_updated to False; reset() and step() set it). Once it has stopped or
+ * raised, it is finished. It reads the env's instance dict as last() and step() do. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *env;
+    long long left;
+    int done;
+} order_iter;
+
+static int order_iter_traverse(order_iter *it, visitproc visit, void *arg) {
+    Py_VISIT(it->env);
+    return 0;
+}
+
+static int order_iter_clear(order_iter *it) {
+    Py_CLEAR(it->env);
+    return 0;
+}
+
+static void order_iter_dealloc(order_iter *it) {
+    PyObject_GC_UnTrack(it);
+    order_iter_clear(it);
+    PyObject_GC_Del(it);
+}
+
+/* d[name], a borrowed reference; a name missing there is read as an attribute (which
+ * raises what it should) */
+static PyObject *dict_or_attr(PyObject *env, PyObject *d, PyObject *name, PyObject **hold) {
+    PyObject *v = PyDict_GetItemWithError(d, name);
+    if (v != NULL || PyErr_Occurred()) return v;
+    return *hold = PyObject_GetAttr(env, name);
+}
+
+static PyObject *order_iter_next(order_iter *it) {
+    if (it->done || it->env == NULL) return NULL;
+    PyObject *d = PyObject_GenericGetDict(it->env, NULL), *hold = NULL, *out = NULL;
+    PyObject *agents = d == NULL ? NULL : dict_or_attr(it->env, d, s_agents, &hold);
+    int more = agents == NULL ? -1 : PyObject_IsTrue(agents);
+    Py_CLEAR(hold);
+    if (more > 0 && it->left > 0) {
+        PyObject *updated = dict_or_attr(it->env, d, s_has_updated, &hold);
+        int ok = updated == NULL ? -1 : PyObject_IsTrue(updated);
+        Py_CLEAR(hold);
+        if (ok == 0)
+            PyErr_SetString(PyExc_RuntimeError,
+                            "call step() (or reset()) in each iteration of agent_iter()");
+        if (ok > 0 && PyDict_SetItem(d, s_has_updated, Py_False) == 0) {
+            it->left--;
+            PyObject *agent = dict_or_attr(it->env, d, s_agent_selection, &hold);
+            out = agent == NULL ? NULL : Py_NewRef(agent);
+            Py_CLEAR(hold);
+        }
+    }
+    Py_XDECREF(d);
+    if (out == NULL) it->done = 1;  /* stopped (no error set) or raised */
+    return out;
+}
+
+static PyTypeObject order_iter_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "widderkopf_env._speedups.agent_iterator",
+    .tp_basicsize = sizeof(order_iter),
+    .tp_dealloc = (destructor)order_iter_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "raw_env.agent_iter()'s iterator (see _aec.c)",
+    .tp_traverse = (traverseproc)order_iter_traverse,
+    .tp_clear = (inquiry)order_iter_clear,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)order_iter_next,
+};
+
+static PyObject *agent_iter(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "agent_iter(env, max_iter)");
+        return NULL;
+    }
+    int overflow = 0;
+    long long left = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+    if (left == -1 && PyErr_Occurred()) return NULL;
+    order_iter *it = PyObject_GC_New(order_iter, &order_iter_type);
+    if (it == NULL) return NULL;
+    it->env = Py_NewRef(args[0]);
+    it->left = overflow > 0 ? LLONG_MAX : overflow < 0 ? 0 : left;
+    it->done = 0;
+    PyObject_GC_Track(it);
+    return (PyObject *)it;
+}
+
 int wk_aec_init(void) {
     struct { PyObject **var; const char *text; } names[] = {
         {&s_episode, "_episode"}, {&s_agent_selection, "agent_selection"},
@@ -55,9 +149,11 @@ int wk_aec_init(void) {
         {&s_c_obs, "_c_obs"}, {&s_c_step, "_c_step"}, {&s_has_updated, "_has_updated"},
         {&s_dirty, "_dirty"}, {&s_clean, "_clean"}, {&s_step_py, "_step_py"},
         {&s_last_py, "_last_py"}, {&s_settled, "_settled"}, {&s_render_mode, "render_mode"},
-        {&s_observation, "observation"}, {&s_action_mask, "action_mask"}};
+        {&s_observation, "observation"}, {&s_action_mask, "action_mask"},
+        {&s_agents, "agents"}};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
+    if (PyType_Ready(&order_iter_type) < 0) return -1;
     return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
 }
 
@@ -311,6 +407,8 @@ PyMethodDef wk_aec_methods[] = {
      "game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays"},
     {"configure_aec", configure_aec, METH_VARARGS,
      "configure_aec(raw_env, SEATS) -> (last, step) descriptors"},
+    {"agent_iter", (PyCFunction)(void (*)(void))agent_iter, METH_FASTCALL,
+     "agent_iter(env, max_iter) -> raw_env.agent_iter()'s iterator"},
     {NULL, NULL, 0, NULL},
 };
 

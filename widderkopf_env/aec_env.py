@@ -171,11 +171,17 @@ class _SetByReset:
 class _OrderedIterable(AECIterable):
     """``agent_iter``: insists on a ``step()`` between two agents (as OrderEnforcing).
 
-    The iterator is a generator (cheaper per decision than a class with ``__next__``);
-    once it has raised, it is finished.
+    The iterator is the compiled core's (``_aec.c``) where it is loaded, else a generator
+    (cheaper per decision than a class with ``__next__``), :meth:`_iter_py`, its
+    reference; once it has stopped or raised, it is finished.
     """
 
     def __iter__(self):
+        if CORE_STEPS:
+            return CORE.agent_iter(self.env, self.max_iter)
+        return self._iter_py()
+
+    def _iter_py(self):
         env, left = self.env, self.max_iter
         while env.agents and left > 0:
             if not env._has_updated:

@@ -135,3 +135,50 @@ def test_a_subclass_with_its_own_observe_keeps_working():
     env = Mine()
     env.reset(seed=1)
     assert env.last()[0] == {"mine": env.agent_selection}
+
+
+def _iterate(env, iterator, plan):
+    """What ``iterator`` does over ``env`` when the loop steps per ``plan`` (True: step a
+    legal action, False: skip the step): the agents yielded, then how it ended, then what a
+    further ``next()`` does."""
+    seen = []
+    rng = random.Random(0)
+    for k in range(200):
+        try:
+            agent = next(iterator)
+        except StopIteration:
+            seen.append("stop")
+            break
+        except RuntimeError as error:
+            seen.append(f"raised: {error}")
+            break
+        seen.append(agent)
+        if plan(k):
+            obs, _, term, trunc, _ = env.last()
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(None if term or trunc else int(legal[rng.randrange(len(legal))]))
+    try:
+        seen.append(f"then {next(iterator)}")
+    except StopIteration:
+        seen.append("then stop")
+    return seen
+
+
+@pytest.mark.parametrize("max_iter, skip_at", [(2**63, None), (2**70, None), (5, None),
+                                               (0, None), (-3, None), (2**63, 7)])
+def test_agent_iter_agrees_with_its_python_reference(max_iter, skip_at):
+    """The compiled ``agent_iter()`` iterator (``_aec.c``) yields what the generator
+    ``_OrderedIterable._iter_py`` yields, stops where it stops (the episode's end, the
+    ``max_iter``-th agent), raises what it raises (no ``step()`` between two agents), and is
+    finished afterwards, as a generator is."""
+    runs = []
+    for compiled in (True, False):
+        env = w.env(num_hands=2)
+        env.reset(seed=11)
+        iterable = env.agent_iter(max_iter)
+        iterator = iter(iterable) if compiled else iterable._iter_py()
+        assert (type(iterator).__name__ == "agent_iterator") == compiled
+        runs.append(_iterate(env, iterator, lambda k: k != skip_at))
+    assert runs[0] == runs[1]
+    assert runs[0][-2] == ("stop" if skip_at is None else
+                           "raised: call step() (or reset()) in each iteration of agent_iter()")
