@@ -139,7 +139,7 @@ from pettingzoo.utils.env import AECIterable
 
 from . import rules
 from .cards import NUM_ACTIONS
-from .checks import SEATS, check_reset_seed, parse_player
+from .checks import SEATS, as_int, check_reset_seed, parse_player, show
 from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import CORE, compiled_form, encoder_for
@@ -315,7 +315,10 @@ class raw_env(AECEnv):
     def agent_iter(self, max_iter: int = 2**63):
         if self.game is None:
             raise RuntimeError("reset() must be called before agent_iter()")
-        return _OrderedIterable(self, max_iter)
+        count = as_int(max_iter)
+        if count is None:
+            raise TypeError(f"max_iter must be an int, got {show(max_iter)}")
+        return _OrderedIterable(self, count)
 
     # --- step ------------------------------------------------------------------------------
 

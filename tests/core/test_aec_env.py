@@ -114,6 +114,15 @@ def test_agent_iter_requires_a_step_each_iteration():
         next(it)
 
 
+@pytest.mark.parametrize("bad", [2.5, "3", None, True])
+def test_agent_iter_refuses_a_max_iter_that_is_no_int(bad):
+    e = env()
+    e.reset(seed=0)
+    with pytest.raises(TypeError, match="max_iter must be an int"):
+        e.agent_iter(bad)
+    assert [next(iter(e.agent_iter(np.int64(1))))] == [e.agent_selection]
+
+
 # --- reset, seeds, options -----------------------------------------------------------------
 
 def test_same_seed_same_game_and_reset_without_seed_continues():
