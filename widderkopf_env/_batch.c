@@ -494,13 +494,13 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
         wk_parallel_for((int)threads, n, play_slice, &j);
         Py_END_ALLOW_THREADS
         int64_t *out = (int64_t *)v[9].buf, *ended = (int64_t *)v[15].buf;
-        for (Py_ssize_t r = 0; r < n; r++)
-            if (scratch[r]) out[count++] = r;
-        /* the ended games in order, their last rows moved up to rows 0..nend-1 */
+        /* the games to deal and the ended ones, in order; the ended games' last rows moved
+         * up to rows 0..nend-1 */
         size_t row = (size_t)wk_obs_layout.size * (is_f32 ? sizeof(float) : 1);
         char *fin = (char *)v[3].buf;
         const uint8_t *term = (const uint8_t *)v[6].buf;
         for (Py_ssize_t r = 0; r < n; r++) {
+            if (scratch[r]) out[count++] = r;
             if (!term[r]) continue;
             if (nend != r) memcpy(fin + (size_t)nend * row, fin + (size_t)r * row, row);
             ended[nend++] = r;

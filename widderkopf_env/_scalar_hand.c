@@ -178,18 +178,14 @@ PyObject *wk_encode_one(wk_one *g, long long p, int over) {
     return result;
 }
 
-/* a card set (an int of 36 bits) from a list's item, read without PyLong_AsUnsignedLongLong's
- * byte-array route */
+/* a card set (an int of 36 bits) from a list's item (item_u64's reading); anything else
+ * is a ValueError naming the slot */
 static inline int item_cards(PyObject *list, Py_ssize_t i, uint64_t *out, int slot) {
-    PyObject *v = PyList_GET_ITEM(list, i);
-    *out = PyLong_Check(v) ? PyLong_AsUnsignedLongLongMask(v) : (uint64_t)-1;
-    if (*out == (uint64_t)-1 && PyErr_Occurred()) return -1;
-    if (*out >> WK_CARDS) {
-        PyErr_Format(PyExc_ValueError, "Game.%s must hold card sets (ints in 0..2**36-1)",
-                     wk_slot_name[slot]);
-        return -1;
-    }
-    return 0;
+    if (item_u64(list, i, out) == 0 && !(*out >> WK_CARDS)) return 0;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "Game.%s must hold card sets (ints in 0..2**36-1)",
+                 wk_slot_name[slot]);
+    return -1;
 }
 
 /* A Game's fields from its slots for the player observed (legal only where that player is

@@ -224,8 +224,7 @@ class raw_env(AECEnv):
         self.np_random, self.np_random_seed = None, None
         # the compiled core's last() and step() run where these allow (else the Python ones)
         self._c_obs = compiled_form(self.obs_dtype)
-        self._c_step = (CORE_STEPS and rules._core_apply is not None
-                        and not settings.reward_shaping)
+        self._c_step = CORE_STEPS and not settings.reward_shaping
         self._episode: Episode | None = None
         self._has_updated = False
         self._over = True  # until reset()

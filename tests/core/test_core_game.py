@@ -181,3 +181,13 @@ def test_a_corrupted_slot_raises_a_clear_error_in_the_compiled_paths(slot, value
         setattr(game, slot, value)
     with pytest.raises(error):
         game.apply(game.legal_actions()[0] if slot != "_legal" else 0)
+
+
+@pytest.mark.parametrize("value", [-1, 2**36, 2**64 + 5, 1.0])
+def test_the_compiled_encoder_refuses_a_slot_that_holds_no_card_set(value):
+    """The compiled encoder reads a Game's card sets from its slots: a value outside
+    0..2**36-1 (or no int) is a ValueError naming the slot, never read as cards."""
+    game = Game.new(seed=4)
+    game.hand[1] = value
+    with pytest.raises(ValueError, match=r"Game\.hand must hold card sets"):
+        game_encoder.encode_game(game, 0)
