@@ -29,8 +29,9 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
     *s_cumulative, *s_infos, *s_game, *s_c_obs, *s_c_step, *s_has_updated, *s_dirty,
     *s_clean, *s_step_py, *s_last_py, *s_settled, *s_render_mode, *s_observation,
-    *s_action_mask, *s_agents, *s_zero;
+    *s_action_mask, *s_agents, *s_zero, *s_rewards, *s_skip, *s_int_zero;
 static PyObject *seats[2];  /* configure_aec's SEATS */
+static PyTypeObject *env_type;  /* configure_aec's raw_env */
 static PyArray_Descr *f32, *u8, *i8;
 
 /* a new 1-d array of n entries of descr */
@@ -150,10 +151,11 @@ int wk_aec_init(void) {
         {&s_dirty, "_dirty"}, {&s_clean, "_clean"}, {&s_step_py, "_step_py"},
         {&s_last_py, "_last_py"}, {&s_settled, "_settled"}, {&s_render_mode, "render_mode"},
         {&s_observation, "observation"}, {&s_action_mask, "action_mask"},
-        {&s_agents, "agents"}};
+        {&s_agents, "agents"}, {&s_rewards, "rewards"}, {&s_skip, "_skip_agent_selection"}};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
     if (PyType_Ready(&order_iter_type) < 0) return -1;
+    if ((s_int_zero = PyLong_FromLong(0)) == NULL) return -1;
     return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
 }
 
@@ -301,11 +303,80 @@ drop:
     return out;
 }
 
+/* terminations[a] or truncations[a] as a truth value; 2 where a key is missing */
+static int is_dead(PyObject *term, PyObject *trunc, PyObject *a) {
+    PyObject *v = PyDict_GetItemWithError(term, a);
+    int t = v == NULL ? (PyErr_Occurred() ? -1 : 2) : PyObject_IsTrue(v);
+    if (t != 0) return t;
+    v = PyDict_GetItemWithError(trunc, a);
+    return v == NULL ? (PyErr_Occurred() ? -1 : 2) : PyObject_IsTrue(v);
+}
+
+/* step(None) for the terminated agent to act once the episode is over, as
+ * raw_env._dead_step and PettingZoo's AECEnv._was_dead_step do it: its entries leave
+ * agents and the five dicts, the next dead agent (else the one saved in
+ * _skip_agent_selection) is selected, the rewards are zeroed. Only the common form is
+ * done here (the env's own class, plain dicts and list, the agent listed once and in every
+ * dict): 1 where it is not, with nothing changed (Python then runs); 0 done, -1 error. */
+static int dead_step(PyObject *env, PyObject *d) {
+    PyObject *names[5] = {s_terminations, s_truncations, s_rewards, s_cumulative, s_infos};
+    PyObject *dicts[5], *agents = attr(d, s_agents), *agent = attr(d, s_agent_selection);
+    PyObject *episode = attr(d, s_episode), *next = NULL;
+    if (Py_TYPE(env) != env_type || attr(d, s_over) != Py_True || episode == NULL
+        || episode == Py_None || agent == NULL || agents == NULL || !PyList_CheckExact(agents))
+        return PyErr_Occurred() ? -1 : 1;
+    for (int k = 0; k < 5; k++)
+        if ((dicts[k] = attr(d, names[k])) == NULL || !PyDict_CheckExact(dicts[k]))
+            return PyErr_Occurred() ? -1 : 1;
+    Py_ssize_t n = PyList_GET_SIZE(agents), at = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {  /* where agent is listed (once), the next dead */
+        PyObject *a = PyList_GET_ITEM(agents, i);
+        int eq = PyObject_RichCompareBool(a, agent, Py_EQ);
+        if (eq < 0 || (eq && at >= 0)) return eq < 0 ? -1 : 1;
+        int dead = eq ? 0 : is_dead(dicts[0], dicts[1], a);
+        if (dead < 0 || dead == 2) return dead < 0 ? -1 : 1;
+        if (eq) at = i;
+        else if (dead && next == NULL) next = a;
+    }
+    int dead = at < 0 ? 1 : is_dead(dicts[0], dicts[1], agent);
+    if (at < 0 || dead != 1) return dead < 0 ? -1 : 1;
+    for (int k = 0; k < 5; k++) {
+        int has = PyDict_Contains(dicts[k], agent);
+        if (has <= 0) return has < 0 ? -1 : 1;
+    }
+    Py_INCREF(agent);
+    Py_XINCREF(next);
+    int err = PyDict_SetItem(d, s_has_updated, Py_True);
+    for (int k = 0; k < 5 && !err; k++) err = PyDict_DelItem(dicts[k], agent);
+    err = err || PyList_SetSlice(agents, at, at + 1, NULL);
+    PyObject *skip = err ? NULL : PyDict_GetItemWithError(d, s_skip);
+    if (err || PyErr_Occurred()) err = 1;
+    else if (next != NULL)
+        err = ((skip == NULL || skip == Py_None) && PyDict_SetItem(d, s_skip, agent))
+            || PyDict_SetItem(d, s_agent_selection, next);
+    else
+        err = (skip != NULL && skip != Py_None && PyDict_SetItem(d, s_agent_selection, skip))
+            || PyDict_SetItem(d, s_skip, Py_None);
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (!err && PyDict_Next(dicts[2], &pos, &key, &value))  /* values only: keys stay */
+        err = PyDict_SetItem(dicts[2], key, s_int_zero);
+    Py_DECREF(agent);
+    Py_XDECREF(next);
+    return err ? -1 : 0;
+}
+
 /* raw_env.step(action): a plain legal int action on a going episode that ends no hand is
  * stepped here in full; a hand's end goes on in raw_env._settled; the rest to _step_py */
 static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
                           PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 1 && kwnames == NULL && args[0] == Py_None) {  /* a dead agent's step */
+        PyObject *d = PyObject_GenericGetDict(env, NULL);
+        int done = d == NULL ? -1 : dead_step(env, d);
+        Py_XDECREF(d);
+        if (done <= 0) return done < 0 ? NULL : Py_NewRef(Py_None);
+    }
     if (nargs != 1 || kwnames != NULL || !PyLong_CheckExact(args[0]))
         return in_python(env, s_step_py, args, nargsf, kwnames);
     PyObject *d = PyObject_GenericGetDict(env, NULL);
@@ -386,6 +457,7 @@ static PyObject *configure_aec(PyObject *self, PyObject *args) {
         return NULL;
     }
     for (int k = 0; k < 2; k++) Py_XSETREF(seats[k], Py_NewRef(PyTuple_GET_ITEM(names, k)));
+    Py_XSETREF(env_type, (PyTypeObject *)Py_NewRef(type));
     return Py_BuildValue("(NN)", PyDescr_NewMethod((PyTypeObject *)type, &last_def),
                          PyDescr_NewMethod((PyTypeObject *)type, &step_def));
 }

@@ -48,6 +48,9 @@ def _same_as_python_encoder(env):
 def _same_state(fast, slow):
     for name in STATE:
         assert getattr(fast, name) == getattr(slow, name), name
+    # set by the steps of terminated agents (PettingZoo's AECEnv._was_dead_step)
+    skip = "_skip_agent_selection"
+    assert getattr(fast, skip, "unset") == getattr(slow, skip, "unset")
     assert fast.game.state_dict() == slow.game.state_dict()
 
 
