@@ -347,7 +347,8 @@ class raw_env(AECEnv):
             self._clean(agent)
         if result is not None:
             self._pay(x)
-            self.infos = {"player_0": hand_info(result), "player_1": hand_info(result)}
+            info = hand_info(result)
+            self.infos = {"player_0": info, "player_1": info.copy()}
         elif x:
             self._pay(x)
         current = episode.game.current

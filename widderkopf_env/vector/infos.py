@@ -17,29 +17,31 @@ from ..cards import NUM_ACTIONS
 from ..engine_types import HandResult
 
 RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
+#: (info key, its mask's key, the VecGame array it copies) of each hand-result field
+_RESULT_KEYS = tuple((name, "_" + name, "res_" + name) for name in RESULT_FIELDS)
+#: every mask key a step's info may hold
+_MASK_KEYS = frozenset(["_illegal_action"] + [under for _, under, _ in _RESULT_KEYS])
 
 
 def result_info(game, hand_over: np.ndarray) -> dict:
     """The hand results of ``game`` (a VecGame) as info entries, copied, meant for the
     games whose hand ended (``hand_over``)."""
     info = {}
-    for name in RESULT_FIELDS:
-        source = "res_hand" if name == "hand" else "res_" + name
-        info[name], info["_" + name] = getattr(game, source).copy(), hand_over
+    for name, under, source in _RESULT_KEYS:
+        info[name], info[under] = getattr(game, source).copy(), hand_over
     return info
 
 
 def masked(step_info: dict, keep: np.ndarray) -> dict:
     """``step_info`` with every ``_key`` mask and-ed with ``keep``; masks that are one array
     (the hand results share theirs) stay one array, and-ed once."""
-    out, done = {}, {}
-    for key, value in step_info.items():
-        if key.startswith("_"):
-            both = done.get(id(value))
-            if both is None:
-                both = done[id(value)] = value & keep
-            value = both
-        out[key] = value
+    out, done = step_info.copy(), {}
+    for key in _MASK_KEYS.intersection(step_info):
+        value = step_info[key]
+        both = done.get(id(value))
+        if both is None:
+            both = done[id(value)] = value & keep
+        out[key] = both
     return out
 
 
