@@ -5,9 +5,10 @@
  * aec_env.py keeps both methods in Python (raw_env._last_py, raw_env._step_py), the
  * reference and the fallback: these call them for anything off the common path (an env
  * whose encoder or engine runs in Python, reward shaping, a render mode, an action that is
- * not a plain legal int, a step after the end), and step() hands a hand's end to
- * raw_env._settled. The env's state stays in its Python attributes (read and written
- * here in its instance dict), so both forms see one env. Needs numpy's headers at build
+ * not a plain legal int, a step after the end other than a terminated agent's None). The
+ * end of a hand and the steps of terminated agents are _aec_end.c's. The env's state
+ * stays in its Python attributes (read and written here in its instance dict), so both
+ * forms see one env. Needs numpy's headers at build
  * time (WK_NUMPY; numpy_api() says whether the numpy running takes them); without them
  * the module has none of these and Python runs.
  */
@@ -18,6 +19,7 @@
 
 #include "_core.h"
 #include "_slots.h"
+#include "_aec.h"
 
 #ifdef WK_NUMPY
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -28,10 +30,8 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
     *s_cumulative, *s_infos, *s_game, *s_c_obs, *s_c_step, *s_has_updated, *s_dirty,
-    *s_clean, *s_step_py, *s_last_py, *s_settled, *s_render_mode, *s_observation,
-    *s_action_mask, *s_agents, *s_zero, *s_rewards, *s_skip, *s_int_zero;
-static PyObject *seats[2];  /* configure_aec's SEATS */
-static PyTypeObject *env_type;  /* configure_aec's raw_env */
+    *s_clean, *s_step_py, *s_last_py, *s_render_mode, *s_observation,
+    *s_action_mask, *s_agents, *s_zero;
 static PyArray_Descr *f32, *u8, *i8;
 
 /* a new 1-d array of n entries of descr */
@@ -149,13 +149,13 @@ int wk_aec_init(void) {
         {&s_cumulative, "_cumulative_rewards"}, {&s_infos, "infos"}, {&s_game, "game"},
         {&s_c_obs, "_c_obs"}, {&s_c_step, "_c_step"}, {&s_has_updated, "_has_updated"},
         {&s_dirty, "_dirty"}, {&s_clean, "_clean"}, {&s_step_py, "_step_py"},
-        {&s_last_py, "_last_py"}, {&s_settled, "_settled"}, {&s_render_mode, "render_mode"},
+        {&s_last_py, "_last_py"}, {&s_render_mode, "render_mode"},
         {&s_observation, "observation"}, {&s_action_mask, "action_mask"},
-        {&s_agents, "agents"}, {&s_rewards, "rewards"}, {&s_skip, "_skip_agent_selection"}};
+        {&s_agents, "agents"}};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
     if (PyType_Ready(&order_iter_type) < 0) return -1;
-    if ((s_int_zero = PyLong_FromLong(0)) == NULL) return -1;
+    if (wk_aec_end_init() < 0) return -1;
     return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
 }
 
@@ -232,8 +232,8 @@ static PyObject *in_python(PyObject *env, PyObject *name, PyObject *const *args,
 /* 0 or 1 for SEATS' names, else KeyError (as aec_env._INDEX[agent]) */
 static int seat_of(PyObject *agent) {
     for (int k = 0; k < 2; k++) {
-        if (agent == seats[k]) return k;
-        int eq = PyObject_RichCompareBool(agent, seats[k], Py_EQ);
+        if (agent == wk_seats[k]) return k;
+        int eq = PyObject_RichCompareBool(agent, wk_seats[k], Py_EQ);
         if (eq != 0) return eq < 0 ? -1 : k;
     }
     PyErr_SetObject(PyExc_KeyError, agent);
@@ -303,69 +303,6 @@ drop:
     return out;
 }
 
-/* terminations[a] or truncations[a] as a truth value; 2 where a key is missing */
-static int is_dead(PyObject *term, PyObject *trunc, PyObject *a) {
-    PyObject *v = PyDict_GetItemWithError(term, a);
-    int t = v == NULL ? (PyErr_Occurred() ? -1 : 2) : PyObject_IsTrue(v);
-    if (t != 0) return t;
-    v = PyDict_GetItemWithError(trunc, a);
-    return v == NULL ? (PyErr_Occurred() ? -1 : 2) : PyObject_IsTrue(v);
-}
-
-/* step(None) for the terminated agent to act once the episode is over, as
- * raw_env._dead_step and PettingZoo's AECEnv._was_dead_step do it: its entries leave
- * agents and the five dicts, the next dead agent (else the one saved in
- * _skip_agent_selection) is selected, the rewards are zeroed. Only the common form is
- * done here (the env's own class, plain dicts and list, the agent listed once and in every
- * dict): 1 where it is not, with nothing changed (Python then runs); 0 done, -1 error. */
-static int dead_step(PyObject *env, PyObject *d) {
-    PyObject *names[5] = {s_terminations, s_truncations, s_rewards, s_cumulative, s_infos};
-    PyObject *dicts[5], *agents = attr(d, s_agents), *agent = attr(d, s_agent_selection);
-    PyObject *episode = attr(d, s_episode), *next = NULL;
-    if (Py_TYPE(env) != env_type || attr(d, s_over) != Py_True || episode == NULL
-        || episode == Py_None || agent == NULL || agents == NULL || !PyList_CheckExact(agents))
-        return PyErr_Occurred() ? -1 : 1;
-    for (int k = 0; k < 5; k++)
-        if ((dicts[k] = attr(d, names[k])) == NULL || !PyDict_CheckExact(dicts[k]))
-            return PyErr_Occurred() ? -1 : 1;
-    Py_ssize_t n = PyList_GET_SIZE(agents), at = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {  /* where agent is listed (once), the next dead */
-        PyObject *a = PyList_GET_ITEM(agents, i);
-        int eq = PyObject_RichCompareBool(a, agent, Py_EQ);
-        if (eq < 0 || (eq && at >= 0)) return eq < 0 ? -1 : 1;
-        int dead = eq ? 0 : is_dead(dicts[0], dicts[1], a);
-        if (dead < 0 || dead == 2) return dead < 0 ? -1 : 1;
-        if (eq) at = i;
-        else if (dead && next == NULL) next = a;
-    }
-    int dead = at < 0 ? 1 : is_dead(dicts[0], dicts[1], agent);
-    if (at < 0 || dead != 1) return dead < 0 ? -1 : 1;
-    for (int k = 0; k < 5; k++) {
-        int has = PyDict_Contains(dicts[k], agent);
-        if (has <= 0) return has < 0 ? -1 : 1;
-    }
-    Py_INCREF(agent);
-    Py_XINCREF(next);
-    int err = PyDict_SetItem(d, s_has_updated, Py_True);
-    for (int k = 0; k < 5 && !err; k++) err = PyDict_DelItem(dicts[k], agent);
-    err = err || PyList_SetSlice(agents, at, at + 1, NULL);
-    PyObject *skip = err ? NULL : PyDict_GetItemWithError(d, s_skip);
-    if (err || PyErr_Occurred()) err = 1;
-    else if (next != NULL)
-        err = ((skip == NULL || skip == Py_None) && PyDict_SetItem(d, s_skip, agent))
-            || PyDict_SetItem(d, s_agent_selection, next);
-    else
-        err = (skip != NULL && skip != Py_None && PyDict_SetItem(d, s_agent_selection, skip))
-            || PyDict_SetItem(d, s_skip, Py_None);
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (!err && PyDict_Next(dicts[2], &pos, &key, &value))  /* values only: keys stay */
-        err = PyDict_SetItem(dicts[2], key, s_int_zero);
-    Py_DECREF(agent);
-    Py_XDECREF(next);
-    return err ? -1 : 0;
-}
-
 /* raw_env.step(action): a plain legal int action on a going episode that ends no hand is
  * stepped here in full; a hand's end goes on in raw_env._settled; the rest to _step_py */
 static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
@@ -373,7 +310,7 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs == 1 && kwnames == NULL && args[0] == Py_None) {  /* a dead agent's step */
         PyObject *d = PyObject_GenericGetDict(env, NULL);
-        int done = d == NULL ? -1 : dead_step(env, d);
+        int done = d == NULL ? -1 : wk_dead_step(env, d);
         Py_XDECREF(d);
         if (done <= 0) return done < 0 ? NULL : Py_NewRef(Py_None);
     }
@@ -410,7 +347,7 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
     Py_CLEAR(r);
     results = SLOT(game, S_RESULTS);
     if (results == NULL || !PyList_Check(results) || PyList_GET_SIZE(results) != hands) {
-        r = PyObject_CallMethodOneArg(env, s_settled, agent);  /* a hand ended */
+        r = wk_hand_end(env, d, episode, game, agent);  /* a hand ended */
         goto fail;
     }
     PyObject *cum = attr(d, s_cumulative), *dirty;
@@ -427,7 +364,7 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         PyErr_SetString(PyExc_RuntimeError, "step: no player to act after a hand went on");
         goto fail;
     }
-    if (PyDict_SetItem(d, s_agent_selection, seats[cur]) == 0) r = Py_NewRef(Py_None);
+    if (PyDict_SetItem(d, s_agent_selection, wk_seats[cur]) == 0) r = Py_NewRef(Py_None);
 fail:
     Py_DECREF(game);
     Py_DECREF(agent);
@@ -445,19 +382,21 @@ static PyMethodDef step_def = {
     "step($self, action)\n--\n\nPlay ``action`` for the agent to act (the compiled core's "
     "form of _step_py)."};
 
-/* configure_aec(raw_env, SEATS) -> (last, step): descriptors for the class */
+/* configure_aec(raw_env, SEATS, RESULT_FIELDS) -> (last, step): descriptors for the class */
 static PyObject *configure_aec(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *type, *names;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &names)
+    PyObject *type, *names, *result_fields;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &type, &PyTuple_Type, &names,
+                          &PyTuple_Type, &result_fields)
         || numpy_ready())
         return NULL;
     if (PyTuple_GET_SIZE(names) != 2) {
         PyErr_SetString(PyExc_ValueError, "configure_aec: SEATS must hold two names");
         return NULL;
     }
-    for (int k = 0; k < 2; k++) Py_XSETREF(seats[k], Py_NewRef(PyTuple_GET_ITEM(names, k)));
-    Py_XSETREF(env_type, (PyTypeObject *)Py_NewRef(type));
+    if (wk_aec_end_configure(result_fields)) return NULL;
+    for (int k = 0; k < 2; k++) Py_XSETREF(wk_seats[k], Py_NewRef(PyTuple_GET_ITEM(names, k)));
+    Py_XSETREF(wk_env_type, (PyTypeObject *)Py_NewRef(type));
     return Py_BuildValue("(NN)", PyDescr_NewMethod((PyTypeObject *)type, &last_def),
                          PyDescr_NewMethod((PyTypeObject *)type, &step_def));
 }
@@ -478,7 +417,7 @@ PyMethodDef wk_aec_methods[] = {
     {"game_arrays", (PyCFunction)(void (*)(void))game_arrays, METH_FASTCALL,
      "game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays"},
     {"configure_aec", configure_aec, METH_VARARGS,
-     "configure_aec(raw_env, SEATS) -> (last, step) descriptors"},
+     "configure_aec(raw_env, SEATS, RESULT_FIELDS) -> (last, step) descriptors"},
     {"agent_iter", (PyCFunction)(void (*)(void))agent_iter, METH_FASTCALL,
      "agent_iter(env, max_iter) -> raw_env.agent_iter()'s iterator"},
     {NULL, NULL, 0, NULL},

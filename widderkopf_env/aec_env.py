@@ -140,7 +140,7 @@ from pettingzoo.utils.env import AECIterable
 from . import rules
 from .cards import NUM_ACTIONS
 from .checks import SEATS, as_int, check_reset_seed, parse_player, show
-from .engine_types import IllegalActionError
+from .engine_types import RESULT_FIELDS, IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import CORE, compiled_form, encoder_for
 from .observation import check_obs_dtype, observation_space
@@ -334,7 +334,8 @@ class raw_env(AECEnv):
 
     def _settled(self, agent: str) -> None:
         """The rest of :meth:`step` once the compiled step has played ``agent``'s action and
-        that action ended a hand."""
+        that action ended a hand (the reference of ``_aec_end.c``'s ``wk_hand_end``, which
+        calls it for any env it does not handle itself)."""
         self._moved(agent, *self._episode.settle())
 
     def _moved(self, agent: str, x: float, result) -> None:
@@ -426,7 +427,7 @@ raw_env._last_py, raw_env._step_py = raw_env.last, raw_env.step
 CORE_STEPS = (CORE is not None and hasattr(CORE, "configure_aec") and CORE.numpy_api()
               and rules._core_apply is not None)
 if CORE_STEPS:
-    raw_env.last, raw_env.step = CORE.configure_aec(raw_env, tuple(SEATS))
+    raw_env.last, raw_env.step = CORE.configure_aec(raw_env, tuple(SEATS), RESULT_FIELDS)
 
 
 def env(**kwargs) -> raw_env:

@@ -5,7 +5,7 @@ They are re-exported by :mod:`widderkopf_env.rules` and the package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 
 from .cards import NUM_ACTIONS, action_name, from_bits
@@ -85,3 +85,7 @@ class HandResult:
     schwarz: bool  #: winner has all 121 (value quadrupled instead)
     value: int  #: game points the winner scored: 2**crack_level x (1, 2 or 4)
     scores: tuple[int, int]  #: match scores after this hand
+
+
+#: :class:`HandResult`'s field names, in order (the keys of a hand's info dict).
+RESULT_FIELDS = tuple(f.name for f in fields(HandResult))

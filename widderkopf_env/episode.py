@@ -15,20 +15,19 @@ from __future__ import annotations
 import difflib
 import math
 import warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from .cards import MAX_HAND_VALUE, NUM_ACTIONS, get_variant
 from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
-from .engine_types import HandResult, IllegalActionError
+from .engine_types import RESULT_FIELDS, HandResult, IllegalActionError
 from .rules import Game
 
 #: What ``illegal_action`` may be: raise the error, or end the episode with a penalty.
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 #: The options ``reset(options=...)`` takes.
 RESET_OPTIONS = frozenset({"deal", "dealer", "scores"})
-_RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 #: What :meth:`Episode.apply` returns in place of a hand result when an illegal action
 #: ended the episode.
 ILLEGAL = "illegal"
@@ -132,7 +131,7 @@ def _game_from_options(rng: np.random.Generator, num_hands: int, options, seed,
 
 def hand_info(result: HandResult) -> dict:
     """A finished hand's result as a fresh info dict (the HandResult fields)."""
-    return {f: getattr(result, f) for f in _RESULT_FIELDS}
+    return {f: getattr(result, f) for f in RESULT_FIELDS}
 
 
 def illegal_penalty(game: Game, settings: Settings) -> float:

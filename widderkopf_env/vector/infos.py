@@ -9,14 +9,11 @@ and the rest of this step's facts.
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 
 from ..cards import NUM_ACTIONS
-from ..engine_types import HandResult
+from ..engine_types import RESULT_FIELDS
 
-RESULT_FIELDS = tuple(f.name for f in fields(HandResult))
 #: (info key, its mask's key, the VecGame array it copies) of each hand-result field
 _RESULT_KEYS = tuple((name, "_" + name, "res_" + name) for name in RESULT_FIELDS)
 #: every mask key a step's info may hold
