@@ -159,43 +159,50 @@ int wk_aec_init(void) {
     return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
 }
 
-/* (obs, mask) of game seen by player p as new numpy arrays: obs float32, or uint8 in the
- * compact form; a non-Game object by _speedups.encode (float32 only: compact gives None) */
-static PyObject *arrays(PyObject *game, long long p, int over, int compact) {
+/* The observation of game seen by player p and its mask as new numpy arrays (out[0], out[1]:
+ * new references): obs float32, or uint8 in the compact form; a non-Game object by
+ * _speedups.encode (float32 only). 0 done, -1 error, 1 a non-Game in the compact form. */
+static int two_arrays(PyObject *game, long long p, int over, int compact, PyObject *out[2]) {
     const wk_layout *L = wk_get_layout();
     if (L == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
-        return NULL;
+        return -1;
     }
     wk_one g;
     int got = wk_read_game(game, p, over, &g);
     PyObject *pair = NULL;  /* not a Game: the encoder of attributes' bytearrays, copied */
-    if (got < 0) return NULL;
+    if (got < 0) return -1;
     if (got > 0) {
-        if (compact) Py_RETURN_NONE;
+        if (compact) return 1;
         PyObject *args[3] = {game, PyLong_FromLongLong(p), PyBool_FromLong(over)};
         pair = args[1] == NULL ? NULL : wk_encode_by_attrs(NULL, args, 3);
         Py_XDECREF(args[1]);
         Py_DECREF(args[2]);
-        if (pair == NULL) return NULL;
+        if (pair == NULL) return -1;
     }
     PyObject *obs = new_array(compact ? u8 : f32, L->size);
-    PyObject *mask = new_array(i8, WK_ACTIONS), *out = NULL;
-    if (obs != NULL && mask != NULL) {
+    PyObject *mask = new_array(i8, WK_ACTIONS);
+    int err = obs == NULL || mask == NULL;
+    if (!err) {
         void *o = PyArray_DATA((PyArrayObject *)obs), *m = PyArray_DATA((PyArrayObject *)mask);
         if (pair != NULL) {
             memcpy(o, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 0)),
                    (size_t)L->size * sizeof(float));
             memcpy(m, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 1)), WK_ACTIONS);
+        } else {
+            err = wk_write_one(&g, p, over, compact ? NULL : (float *)o,
+                               compact ? (uint8_t *)o : NULL, (int8_t *)m) != 0;
         }
-        if (pair != NULL || wk_write_one(&g, p, over, compact ? NULL : (float *)o,
-                                         compact ? (uint8_t *)o : NULL, (int8_t *)m) == 0)
-            out = PyTuple_Pack(2, obs, mask);
     }
     Py_XDECREF(pair);
-    Py_XDECREF(obs);
-    Py_XDECREF(mask);
-    return out;
+    if (err) {
+        Py_XDECREF(obs);
+        Py_XDECREF(mask);
+        return -1;
+    }
+    out[0] = obs;
+    out[1] = mask;
+    return 0;
 }
 
 /* game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays (None: see arrays) */
@@ -209,7 +216,13 @@ static PyObject *game_arrays(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     if (numpy_ready() || wk_player_over(args[1], args[2], &p, &over)) return NULL;
     if ((compact = PyObject_IsTrue(args[3])) < 0) return NULL;
-    return arrays(args[0], p, over, compact);
+    PyObject *two[2];
+    int got = two_arrays(args[0], p, over, compact, two);
+    if (got != 0) return got < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *pair = PyTuple_Pack(2, two[0], two[1]);
+    Py_DECREF(two[0]);
+    Py_DECREF(two[1]);
+    return pair;
 }
 
 /* The env's attributes are read and written in its instance dict (they are plain
@@ -278,16 +291,24 @@ static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
         if (!over && (over = PyObject_IsTrue(trunc)) < 0) goto drop;
         PyObject *game = PyObject_GetAttr(episode, s_game);
         if (game == NULL) goto drop;
-        PyObject *pair = arrays(game, p, over, (int)compact);
+        PyObject *two[2];
+        int got = two_arrays(game, p, over, (int)compact, two);
         Py_DECREF(game);
-        if (pair == NULL) goto drop;
-        if ((obs = PyDict_New()) == NULL
-            || PyDict_SetItem(obs, s_observation, PyTuple_GET_ITEM(pair, 0))
-            || PyDict_SetItem(obs, s_action_mask, PyTuple_GET_ITEM(pair, 1))) {
-            Py_DECREF(pair);
+        if (got > 0) {  /* not a Game, in the compact form: Python's last() */
+            Py_DECREF(term);
+            Py_DECREF(trunc);
+            Py_DECREF(d);
+            return in_python(env, s_last_py, args, nargsf, kwnames);
+        }
+        if (got < 0) goto drop;
+        if ((obs = PyDict_New()) == NULL || PyDict_SetItem(obs, s_observation, two[0])
+            || PyDict_SetItem(obs, s_action_mask, two[1])) {
+            Py_DECREF(two[0]);
+            Py_DECREF(two[1]);
             goto drop;
         }
-        Py_DECREF(pair);
+        Py_DECREF(two[0]);
+        Py_DECREF(two[1]);
     }
     if ((cum = item_of(d, s_cumulative, agent)) != NULL
         && (info = item_of(d, s_infos, agent)) != NULL)

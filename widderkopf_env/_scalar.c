@@ -1,10 +1,12 @@
 /* The scalar Game's hot paths in C: the legal set and apply() of rules.Game, and the
  * methods rules.py sets on the class (game_methods).
  *
- * configure_game(Game) finds the offsets of Game's slots (_slots.h), so these functions
- * read and write them directly, with _core.h's tables (configure_rules). They do what Game._LEGAL and Game._APPLY do, phase by phase; the rare steps stay in
- * Python and are called from here: the error of an illegal action (Game._reject, before
- * anything changes) and the end of a hand (Game._finish_hand). rules.py uses them where
+ * configure_game(Game, ...) finds the offsets of Game's slots (_slots.h), so these
+ * functions read and write them directly, with _core.h's tables (configure_rules). They do
+ * what Game._LEGAL and Game._APPLY do, phase by phase, and the end of a hand
+ * (_scalar_hand.c's wk_game_finish_hand, Game._finish_hand's form); the error of an
+ * illegal action stays in Python (Game._reject, called before anything changes), and so
+ * does the deal of a match's next hand (Game._start_hand). rules.py uses them where
  * the accelerator is loaded; tests/core/test_core_game.py compares both at every
  * decision.
  */
@@ -21,7 +23,7 @@ const wk_rules *wk_get_rules(void);
 const char *const wk_slot_name[N_SLOTS] = { SLOT_LIST(AS_NAME) };
 Py_ssize_t wk_slot_offset[N_SLOTS];
 PyTypeObject *wk_game_type = NULL;
-static PyObject *s_reject, *s_finish_hand, *s_tricks, *s_apply_py;
+static PyObject *s_reject, *s_tricks, *s_apply_py;
 
 /* ---- the rules on a Game ----------------------------------------------------------------- */
 
@@ -212,9 +214,7 @@ static int play_card(PyObject *game, long long p, long long card) {
     Py_DECREF(n_obj);
     if (n == -1 && PyErr_Occurred()) return -1;
     if (PyList_GET_SIZE(tricks) == n) {
-        PyObject *done = PyObject_CallMethodNoArgs(game, s_finish_hand);
-        Py_XDECREF(done);
-        return done == NULL ? -1 : 0;
+        return wk_game_finish_hand(game);
     }
     return set_long(game, S_CURRENT, winner) || set_long(game, S_LEADER, winner) ? -1 : 0;
 }
@@ -337,11 +337,14 @@ static PyObject *game_methods(PyObject *self, PyObject *unused) {
                          PyDescr_NewGetSet(wk_game_type, &is_over_def));
 }
 
-/* configure_game(Game, names): the offsets of Game's slots */
+/* configure_game(Game, HandResult, RESULT_FIELDS): the offsets of Game's slots and of
+ * HandResult's */
 static PyObject *configure_game(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *type;
-    if (!PyArg_ParseTuple(args, "O!", &PyType_Type, &type)) return NULL;
+    PyObject *type, *result_type, *result_fields;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &type, &PyType_Type, &result_type,
+                          &PyTuple_Type, &result_fields))
+        return NULL;
     Py_CLEAR(wk_game_type);
     for (int k = 0; k < N_SLOTS; k++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, wk_slot_name[k]);
@@ -354,12 +357,10 @@ static PyObject *configure_game(PyObject *self, PyObject *args) {
         wk_slot_offset[k] = ((PyMemberDescrObject *)descr)->d_member->offset;
     }
     if ((s_reject == NULL && (s_reject = PyUnicode_InternFromString("_reject")) == NULL)
-        || (s_finish_hand == NULL
-            && (s_finish_hand = PyUnicode_InternFromString("_finish_hand")) == NULL)
         || (s_tricks == NULL && (s_tricks = PyUnicode_InternFromString("tricks")) == NULL)
         || (s_apply_py == NULL && (s_apply_py = PyUnicode_InternFromString("_apply_py")) == NULL))
         return NULL;
-    if (wk_scalar_hand_init()) return NULL;
+    if (wk_scalar_hand_init() || wk_configure_result(result_type, result_fields)) return NULL;
     Py_INCREF(type);
     wk_game_type = (PyTypeObject *)type;
     Py_RETURN_NONE;
@@ -367,7 +368,8 @@ static PyObject *configure_game(PyObject *self, PyObject *args) {
 
 PyMethodDef wk_scalar_methods[] = {
     {"configure_game", configure_game, METH_VARARGS,
-     "configure_game(Game): the slots the scalar functions read and write"},
+     "configure_game(Game, HandResult, RESULT_FIELDS): the slots the scalar functions "
+     "read and write"},
     {"game_legal", game_legal, METH_O, "game_legal(game) -> Game.legal_mask"},
     {"game_encode", (PyCFunction)(void (*)(void))wk_game_encode, METH_FASTCALL,
      "game_encode(game, player, over) -> (obs bytearray of float32, mask bytearray of int8)"},

@@ -1,9 +1,11 @@
-/* The scalar Game's new hands and observations in C: game_start_hand (Game._start_hand
- * with the hand's deal) and game_encode (the observation of a Game, through _core.h's
- * wk_encode on a one-game batch). Slots as in _slots.h; _scalar.c configures them.
+/* The scalar Game's hands and observations in C: game_start_hand (Game._start_hand
+ * with the hand's deal), wk_game_finish_hand (Game._finish_hand, for _scalar.c's apply)
+ * and game_encode (the observation of a Game, through _core.h's wk_encode on a one-game
+ * batch). Slots as in _slots.h; _scalar.c configures them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -14,12 +16,30 @@ const wk_rules *wk_get_rules(void);
 const wk_layout *wk_get_layout(void);
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-static PyObject *s_deck;
+static PyObject *s_deck, *s_spitzer, *s_win, *s_schneider, *s_total, *s_hand_value,
+    *s_start_hand, *s_finish_hand;
+/* the numbers of the variant last read (a Variant is frozen: read once) */
+static struct {
+    PyObject *variant;
+    uint64_t deck;
+    long long spitzer, win, schneider, total;
+} vc;
+/* configure_game's HandResult and the offsets of its slots, in RESULT_FIELDS' order */
+static PyTypeObject *result_type;
+static Py_ssize_t result_offset[13];
 
 /* this file's copy of _core.h's byte tables, and its interned names */
 int wk_scalar_hand_init(void) {
     wk_init_tables();
-    if (s_deck == NULL && (s_deck = PyUnicode_InternFromString("deck")) == NULL) return -1;
+    struct { PyObject **var; const char *text; } names[] = {
+        {&s_deck, "deck"}, {&s_spitzer, "spitzer"}, {&s_win, "win_points"},
+        {&s_schneider, "schneider_points"}, {&s_total, "total_points"},
+        {&s_hand_value, "hand_value"}, {&s_start_hand, "_start_hand"},
+        {&s_finish_hand, "_finish_hand"}};
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        if (*names[k].var == NULL
+            && (*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL)
+            return -1;
     return 0;
 }
 
@@ -191,6 +211,126 @@ static inline int item_cards(PyObject *list, Py_ssize_t i, uint64_t *out, int sl
 /* A Game's fields from its slots for the player observed (legal only where that player is
  * to act and the episode is not over): 0, or -1 with the error set, or 1 when the object
  * is not a Game whose slots can be read (the caller reads its attributes instead) */
+/* vc: variant's deck and numbers; 0, -1 with the error set (a deck that is no card set),
+ * 1 where variant lacks them (not a Variant) */
+static int variant_numbers(PyObject *variant) {
+    if (variant == vc.variant) return 0;
+    PyObject *names[5] = {s_deck, s_spitzer, s_win, s_schneider, s_total};
+    long long num[4];
+    uint64_t deck = 0;
+    for (int k = 0; k < 5; k++) {
+        PyObject *v = PyObject_GetAttr(variant, names[k]);
+        if (v == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+        int bad = k == 0 ? as_u63(v, &deck) : (num[k - 1] = PyLong_AsLongLong(v)) == -1
+                                                    && PyErr_Occurred();
+        Py_DECREF(v);
+        if (bad) return -1;
+    }
+    Py_XSETREF(vc.variant, Py_NewRef(variant));
+    vc.deck = deck;
+    vc.spitzer = num[0], vc.win = num[1], vc.schneider = num[2], vc.total = num[3];
+    return 0;
+}
+
+int wk_configure_result(PyObject *type, PyObject *names) {
+    if (!PyType_Check(type) || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) != 13) {
+        PyErr_SetString(PyExc_TypeError, "configure_game: HandResult and its 13 field names");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < 13; k++) {
+        PyObject *descr = PyDict_GetItemWithError(((PyTypeObject *)type)->tp_dict,
+                                                  PyTuple_GET_ITEM(names, k));
+        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "configure_game: HandResult has no slot %R",
+                             PyTuple_GET_ITEM(names, k));
+            return -1;
+        }
+        result_offset[k] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    Py_XSETREF(result_type, (PyTypeObject *)Py_NewRef(type));
+    return 0;
+}
+
+/* a new HandResult of these values (new references, stolen; NULL among them: the error
+ * is set), its slots filled as its __init__ does (a frozen dataclass: no __post_init__) */
+static PyObject *new_result(PyObject *values[13]) {
+    PyObject *r = NULL;
+    int ok = 1;
+    for (int k = 0; k < 13; k++) ok = ok && values[k] != NULL;
+    if (ok) r = result_type->tp_alloc(result_type, 0);
+    for (int k = 0; k < 13; k++) {
+        if (r != NULL) *(PyObject **)((char *)r + result_offset[k]) = values[k];
+        else Py_XDECREF(values[k]);
+    }
+    return r;
+}
+
+/* Game._finish_hand (its reference): the hand's result appended, the match score, the
+ * next hand (Game._start_hand, in Python: it deals from the seed) or the match's end.
+ * Anything but a Game of a Variant goes to the Python method. */
+int wk_game_finish_hand(PyObject *game) {
+    const wk_rules *R = wk_get_rules();
+    PyObject *variant = SLOT(game, S_VARIANT), *results = SLOT(game, S_RESULTS);
+    PyObject *scores = get_list(game, S_SCORES, 2), *disc = get_list(game, S_DISCARD, 2);
+    PyObject *tp_list = get_list(game, S_TRICK_POINTS, 2), *won = get_list(game, S_WON, 2);
+    int got = variant == NULL || result_type == NULL ? 1 : variant_numbers(variant);
+    if (got < 0) return -1;
+    if (got > 0 || results == NULL || !PyList_Check(results) || scores == NULL
+        || disc == NULL || tp_list == NULL || won == NULL) {
+        PyErr_Clear();
+        PyObject *r = PyObject_CallMethodNoArgs(game, s_finish_hand);
+        Py_XDECREF(r);
+        return r == NULL ? -1 : 0;
+    }
+    long long t, d0, d1, tp0, tp1, level, hand_no, dealer, num_hands, s[2];
+    uint64_t won0;
+    if (get_long(game, S_TRUMP, &t) || item_long(disc, 0, &d0) || item_long(disc, 1, &d1)
+        || item_long(tp_list, 0, &tp0) || item_long(tp_list, 1, &tp1)
+        || item_u64(won, 0, &won0) || get_long(game, S_LEVEL, &level)
+        || get_long(game, S_HAND_NO, &hand_no) || get_long(game, S_DEALER, &dealer)
+        || get_long(game, S_NUM_HANDS, &num_hands) || item_long(scores, 0, &s[0])
+        || item_long(scores, 1, &s[1]))
+        return -1;
+    if (t < 0 || t > 3 || d0 < 0 || d0 >= WK_CARDS || d1 < 0 || d1 >= WK_CARDS) {
+        PyErr_SetString(PyExc_ValueError, "_finish_hand: no trump or no discards");
+        return -1;
+    }
+    long long pts[2] = {tp0 + R->points[d1], tp1 + R->points[d0]};
+    uint64_t pile0 = won0 | (UINT64_C(1) << d1);
+    long long spitzer = vc.spitzer ? ((pile0 >> R->spitzer[t]) & 1 ? 0 : 1) : -1;
+    if (spitzer >= 0) pts[spitzer] += 1;
+    long long winner = pts[0] >= vc.win ? 0 : 1, best = pts[winner];
+    PyObject *v = PyObject_CallMethod(variant, "hand_value", "LL", level, best);
+    long long value = v == NULL ? -1 : PyLong_AsLongLong(v);
+    Py_XDECREF(v);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    s[winner] += value;
+    if (set_item_long(scores, winner, s[winner])) return -1;
+    PyObject *values[13] = {
+        PyLong_FromLongLong(hand_no), PyLong_FromLongLong(dealer), PyLong_FromLongLong(t),
+        Py_BuildValue("(LL)", pts[0], pts[1]), Py_BuildValue("(LL)", tp0, tp1),
+        Py_BuildValue("(LL)", d0, d1), PyLong_FromLongLong(spitzer),
+        PyLong_FromLongLong(winner), PyLong_FromLongLong(level),
+        PyBool_FromLong(vc.schneider <= best && best < vc.total),
+        PyBool_FromLong(best == vc.total), PyLong_FromLongLong(value),
+        Py_BuildValue("(LL)", s[0], s[1])};
+    PyObject *result = new_result(values);
+    int err = result == NULL || PyList_Append(results, result);
+    Py_XDECREF(result);
+    if (err || set_long(game, S_HAND_NO, hand_no + 1)) return -1;
+    if (hand_no + 1 >= num_hands && s[0] != s[1])
+        return set_long(game, S_PHASE, WK_OVER) || set_slot(game, S_CURRENT, Py_NewRef(Py_None))
+            ? -1 : 0;
+    PyObject *r = PyObject_CallMethodNoArgs(game, s_start_hand);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
 int wk_read_game(PyObject *game, long long p, int over, wk_one *g) {
     if (wk_game_type == NULL || !PyObject_TypeCheck(game, wk_game_type)
         || wk_get_layout() == NULL)
@@ -229,15 +369,11 @@ int wk_read_game(PyObject *game, long long p, int over, wk_one *g) {
         pairs[k].out[0] = a;
         pairs[k].out[1] = b;
     }
-    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT), *deck_obj;
+    PyObject *tricks = SLOT(game, S_TRICKS), *variant = SLOT(game, S_VARIANT);
     if (tricks == NULL || !PyList_Check(tricks) || variant == NULL) return 1;
-    if ((deck_obj = PyObject_GetAttr(variant, s_deck)) == NULL) {
-        PyErr_Clear();
-        return 1;
-    }
-    int bad = as_u63(deck_obj, &g->deck);
-    Py_DECREF(deck_obj);
-    if (bad) return -1;
+    int got = variant_numbers(variant);
+    if (got != 0) return got;
+    g->deck = vc.deck;
     g->ntricks = PyList_GET_SIZE(tricks);
     if (g->current == p && !over) {
         if (get_long(game, S_LEGAL, &legal_cached)) return -1;

@@ -127,5 +127,8 @@ PyObject *wk_game_apply_int(PyObject *game, PyObject *action);
 PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int wk_scalar_hand_init(void);
+/* _scalar_hand.c: Game._finish_hand, and configure_game's HandResult for it */
+int wk_game_finish_hand(PyObject *game);
+int wk_configure_result(PyObject *type, PyObject *names);
 
 #endif
