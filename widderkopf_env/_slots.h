@@ -7,6 +7,9 @@
 
 #include <Python.h>
 #include <stdint.h>
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h>  /* PyLongObject's digits (Python.h includes it from 3.11) */
+#endif
 
 #define SLOT_LIST(X)                                                                     \
     X(S_PHASE, "phase") X(S_CURRENT, "current") X(S_TRUMP, "trump") X(S_DEALER, "dealer") \
@@ -30,6 +33,27 @@ extern PyTypeObject *wk_game_type;           /* NULL until configure_game */
 
 /* ---- slots ---------------------------------------------------------------------------- */
 
+/* An int's value as PyLong_AsLongLongAndOverflow gives it (-1 with *overflow set, or with
+ * the error set), ints of one digit (and of two before 3.12) read in line: a Game's slots
+ * hold small ints and card sets of up to 36 bits, read at every decision. */
+static inline long long wk_as_ll(PyObject *v, int *overflow) {
+    *overflow = 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyLong_CheckExact(v) && PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+#else
+    if (PyLong_CheckExact(v)) {
+        Py_ssize_t size = Py_SIZE(v);
+        const digit *d = ((PyLongObject *)v)->ob_digit;
+        if (size == 0) return 0;
+        if (size == 1 || size == -1) return size * (long long)d[0];
+        if (size == 2) return (long long)d[0] | (long long)d[1] << PyLong_SHIFT;
+    }
+#endif
+    return PyLong_AsLongLongAndOverflow(v, overflow);
+}
+
+
 static inline int get_long(PyObject *game, int k, long long *out) {
     PyObject *v = SLOT(game, k);
     if (v == NULL || !PyLong_Check(v)) {
@@ -37,7 +61,7 @@ static inline int get_long(PyObject *game, int k, long long *out) {
         return -1;
     }
     int overflow = 0;  /* as PyLong_AsLongLong, without its byte array for two-digit ints */
-    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    *out = wk_as_ll(v, &overflow);
     if (overflow) PyErr_Format(PyExc_OverflowError, "Game.%s is out of range", wk_slot_name[k]);
     return overflow || (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
@@ -66,7 +90,7 @@ static inline PyObject *get_list(PyObject *game, int k, Py_ssize_t size) {
  * PyLong_AsLongLong go through a byte array */
 static inline int as_u63(PyObject *v, uint64_t *out) {
     int overflow = 0;
-    long long x = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+    long long x = PyLong_Check(v) ? wk_as_ll(v, &overflow) : -1;
     if (!PyLong_Check(v) || (x == -1 && PyErr_Occurred())) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an integer is required");
         return -1;
@@ -84,7 +108,10 @@ static inline int item_u64(PyObject *list, Py_ssize_t i, uint64_t *out) {
 }
 
 static inline int item_long(PyObject *list, Py_ssize_t i, long long *out) {
-    *out = PyLong_AsLongLong(PyList_GET_ITEM(list, i));
+    PyObject *v = PyList_GET_ITEM(list, i);
+    int overflow = 0;
+    *out = PyLong_Check(v) ? wk_as_ll(v, &overflow) : PyLong_AsLongLong(v);
+    if (overflow) *out = PyLong_AsLongLong(v);  /* raises its OverflowError */
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
