@@ -205,7 +205,8 @@ static int two_arrays(PyObject *game, long long p, int over, int compact, PyObje
     return 0;
 }
 
-/* game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays (None: see arrays) */
+/* game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays (None: a non-Game in
+ * the compact form, see two_arrays) */
 static PyObject *game_arrays(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     long long p;

@@ -16,8 +16,8 @@ const wk_rules *wk_get_rules(void);
 const wk_layout *wk_get_layout(void);
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-static PyObject *s_deck, *s_spitzer, *s_win, *s_schneider, *s_total, *s_hand_value,
-    *s_start_hand, *s_finish_hand;
+static PyObject *s_deck, *s_spitzer, *s_win, *s_schneider, *s_total, *s_start_hand,
+    *s_finish_hand;
 /* the numbers of the variant last read (a Variant is frozen: read once) */
 static struct {
     PyObject *variant;
@@ -34,8 +34,7 @@ int wk_scalar_hand_init(void) {
     struct { PyObject **var; const char *text; } names[] = {
         {&s_deck, "deck"}, {&s_spitzer, "spitzer"}, {&s_win, "win_points"},
         {&s_schneider, "schneider_points"}, {&s_total, "total_points"},
-        {&s_hand_value, "hand_value"}, {&s_start_hand, "_start_hand"},
-        {&s_finish_hand, "_finish_hand"}};
+        {&s_start_hand, "_start_hand"}, {&s_finish_hand, "_finish_hand"}};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (*names[k].var == NULL
             && (*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL)
@@ -208,9 +207,6 @@ static inline int item_cards(PyObject *list, Py_ssize_t i, uint64_t *out, int sl
     return -1;
 }
 
-/* A Game's fields from its slots for the player observed (legal only where that player is
- * to act and the episode is not over): 0, or -1 with the error set, or 1 when the object
- * is not a Game whose slots can be read (the caller reads its attributes instead) */
 /* vc: variant's deck and numbers; 0, -1 with the error set (a deck that is no card set),
  * 1 where variant lacks them (not a Variant) */
 static int variant_numbers(PyObject *variant) {
@@ -331,6 +327,9 @@ int wk_game_finish_hand(PyObject *game) {
     return r == NULL ? -1 : 0;
 }
 
+/* A Game's fields from its slots for the player observed (legal only where that player is
+ * to act and the episode is not over): 0, or -1 with the error set, or 1 when the object
+ * is not a Game whose slots can be read (the caller reads its attributes instead) */
 int wk_read_game(PyObject *game, long long p, int over, wk_one *g) {
     if (wk_game_type == NULL || !PyObject_TypeCheck(game, wk_game_type)
         || wk_get_layout() == NULL)
