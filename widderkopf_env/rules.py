@@ -28,14 +28,8 @@ from .cards import (
 )
 from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
-from .engine_types import (
-    RESULT_FIELDS,
-    SCALAR_FIELDS,
-    STATE_FIELDS,
-    HandResult,
-    IllegalActionError,
-    Phase,
-)
+from .engine_types import RESULT_FIELDS as _RESULT_FIELDS  # the C core's HandResult fill
+from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
 from .game_file import decode_document, encode_document
 from .view import HIDDEN, PlayerView
 
@@ -494,8 +488,8 @@ class Game:
 
 # The compiled core's apply and legal set for Game (None: Game runs in Python).
 _core = load_accelerator("widderkopf_env._speedups", lambda m: (
-    m.configure_rules(*core_tables()), m.configure_game(Game, HandResult, RESULT_FIELDS)),
-    replaces="Game.apply")
+    m.configure_rules(*core_tables()),
+    m.configure_game(Game, HandResult, _RESULT_FIELDS)), replaces="Game.apply")
 _core_apply, _core_legal, _core_start = (
     (_core.game_apply, _core.game_legal, _core.game_start_hand) if _core else (None,) * 3)
 #: Game's apply, legal_actions and is_over as defined in Python (the class holds the
