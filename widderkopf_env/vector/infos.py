@@ -16,8 +16,6 @@ from ..engine_types import RESULT_FIELDS
 
 #: (info key, its mask's key, the VecGame array it copies) of each hand-result field
 _RESULT_KEYS = tuple((name, "_" + name, "res_" + name) for name in RESULT_FIELDS)
-#: every mask key a step's info may hold
-_MASK_KEYS = frozenset(["_illegal_action"] + [under for _, under, _ in _RESULT_KEYS])
 
 
 def result_info(game, hand_over: np.ndarray) -> dict:
@@ -33,7 +31,7 @@ def masked(step_info: dict, keep: np.ndarray) -> dict:
     """``step_info`` with every ``_key`` mask and-ed with ``keep``; masks that are one array
     (the hand results share theirs) stay one array, and-ed once."""
     out, done = step_info.copy(), {}
-    for key in _MASK_KEYS.intersection(step_info):
+    for key in [key for key in step_info if key[:1] == "_"]:
         value = step_info[key]
         both = done.get(id(value))
         if both is None:
