@@ -460,9 +460,7 @@ class WidderkopfVectorEnv(VectorEnv):
         return obs, self._info(viewer)
 
     def _info(self, viewer) -> dict:
-        """The step's own info entries; ``viewer`` is copied unless it is the step's own
-        array (in self-play, ``np.maximum(current, 0)``; else it is :attr:`seat`)."""
-        every = np.ones(self.num_envs, bool)
+        info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
         key = self._info_key
-        return {"action_mask": self._mask, "_action_mask": every,
-                key: viewer if self.self_play else viewer.copy(), "_" + key: every}
+        info[key], info["_" + key] = viewer.copy(), info["_action_mask"]
+        return info

@@ -30,13 +30,14 @@ def result_info(game, hand_over: np.ndarray) -> dict:
 def masked(step_info: dict, keep: np.ndarray) -> dict:
     """``step_info`` with every ``_key`` mask and-ed with ``keep``; masks that are one array
     (the hand results share theirs) stay one array, and-ed once."""
-    out, done = step_info.copy(), {}
-    for key in [key for key in step_info if key[:1] == "_"]:
-        value = step_info[key]
-        both = done.get(id(value))
-        if both is None:
-            both = done[id(value)] = value & keep
-        out[key] = both
+    out, done = {}, {}
+    for key, value in step_info.items():
+        if key.startswith("_"):
+            both = done.get(id(value))
+            if both is None:
+                both = done[id(value)] = value & keep
+            value = both
+        out[key] = value
     return out
 
 
