@@ -226,13 +226,6 @@ static PyObject *game_arrays(PyObject *self, PyObject *const *args, Py_ssize_t n
     return pair;
 }
 
-/* The env's attributes are read and written in its instance dict (they are plain
- * attributes: raw_env and PettingZoo's AECEnv define no descriptor for them); a name
- * missing there sends the call to Python, which raises what it should. */
-static PyObject *attr(PyObject *d, PyObject *name) {  /* borrowed, NULL: missing */
-    return PyDict_GetItemWithError(d, name);
-}
-
 /* env.<name>(*args) for the forms these methods leave to Python */
 static PyObject *in_python(PyObject *env, PyObject *name, PyObject *const *args,
                            size_t nargsf, PyObject *kwnames) {
@@ -243,20 +236,9 @@ static PyObject *in_python(PyObject *env, PyObject *name, PyObject *const *args,
     return r;
 }
 
-/* 0 or 1 for SEATS' names, else KeyError (as aec_env._INDEX[agent]) */
-static int seat_of(PyObject *agent) {
-    for (int k = 0; k < 2; k++) {
-        if (agent == wk_seats[k]) return k;
-        int eq = PyObject_RichCompareBool(agent, wk_seats[k], Py_EQ);
-        if (eq != 0) return eq < 0 ? -1 : k;
-    }
-    PyErr_SetObject(PyExc_KeyError, agent);
-    return -1;
-}
-
 /* d[name][key], a new reference (NULL with the error set, KeyError where missing) */
 static PyObject *item_of(PyObject *d, PyObject *name, PyObject *key) {
-    PyObject *m = attr(d, name);
+    PyObject *m = wk_attr(d, name);
     if (m == NULL) {
         if (!PyErr_Occurred()) PyErr_SetObject(PyExc_AttributeError, name);
         return NULL;
@@ -271,9 +253,9 @@ static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
     int observe = 1;
     if (nargs == 1 && kwnames == NULL && (observe = PyObject_IsTrue(args[0])) < 0) return NULL;
     PyObject *d = nargs > 1 || kwnames != NULL ? NULL : PyObject_GenericGetDict(env, NULL);
-    PyObject *mode = d == NULL ? NULL : attr(d, s_c_obs);
-    PyObject *episode = mode == NULL ? NULL : attr(d, s_episode);
-    PyObject *agent = episode == NULL ? NULL : attr(d, s_agent_selection);
+    PyObject *mode = d == NULL ? NULL : wk_attr(d, s_c_obs);
+    PyObject *episode = mode == NULL ? NULL : wk_attr(d, s_episode);
+    PyObject *agent = episode == NULL ? NULL : wk_attr(d, s_agent_selection);
     if (agent == NULL || episode == Py_None || !PyLong_CheckExact(mode)) {
         Py_XDECREF(d);  /* no core encoder, not reset, other arguments: Python */
         PyErr_Clear();
@@ -285,8 +267,8 @@ static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
         || (trunc = item_of(d, s_truncations, agent)) == NULL)
         goto drop;
     if (observe) {
-        int p = seat_of(agent), over = 0;
-        PyObject *flag = p < 0 ? NULL : attr(d, s_over);
+        int p = wk_seat_of(agent), over = 0;
+        PyObject *flag = p < 0 ? NULL : wk_attr(d, s_over);
         if (flag == NULL || (over = PyObject_IsTrue(flag)) < 0) goto drop;
         if (!over && (over = PyObject_IsTrue(term)) < 0) goto drop;
         if (!over && (over = PyObject_IsTrue(trunc)) < 0) goto drop;
@@ -340,10 +322,10 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         return in_python(env, s_step_py, args, nargsf, kwnames);
     PyObject *d = PyObject_GenericGetDict(env, NULL);
     if (d == NULL) return NULL;
-    PyObject *fast = attr(d, s_c_step), *over = fast ? attr(d, s_over) : NULL;
-    PyObject *mode = over ? attr(d, s_render_mode) : NULL;
-    PyObject *episode = mode ? attr(d, s_episode) : NULL;
-    PyObject *agent = episode ? attr(d, s_agent_selection) : NULL;
+    PyObject *fast = wk_attr(d, s_c_step), *over = fast ? wk_attr(d, s_over) : NULL;
+    PyObject *mode = over ? wk_attr(d, s_render_mode) : NULL;
+    PyObject *episode = mode ? wk_attr(d, s_episode) : NULL;
+    PyObject *agent = episode ? wk_attr(d, s_agent_selection) : NULL;
     PyObject *game = NULL, *r = NULL;
     long long a = -1, cached;
     uint64_t legal = 0;
@@ -372,9 +354,9 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         r = wk_hand_end(env, d, episode, game, agent);  /* a hand ended */
         goto fail;
     }
-    PyObject *cum = attr(d, s_cumulative), *dirty;
+    PyObject *cum = wk_attr(d, s_cumulative), *dirty;
     if (PyDict_SetItem(d, s_has_updated, Py_True) || cum == NULL
-        || PyObject_SetItem(cum, agent, s_zero) || (dirty = attr(d, s_dirty)) == NULL)
+        || PyObject_SetItem(cum, agent, s_zero) || (dirty = wk_attr(d, s_dirty)) == NULL)
         goto fail;
     int clean = PyObject_IsTrue(dirty);
     if (clean < 0 || (clean && (r = PyObject_CallMethodOneArg(env, s_clean, agent)) == NULL))

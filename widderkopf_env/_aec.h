@@ -8,6 +8,24 @@
 extern PyObject *wk_seats[2];      /* configure_aec's SEATS */
 extern PyTypeObject *wk_env_type;  /* configure_aec's raw_env */
 
+/* The env's attributes are read and written in its instance dict (they are plain
+ * attributes: raw_env and PettingZoo's AECEnv define no descriptor for them); a name
+ * missing there sends the call to Python, which raises what it should. */
+static inline PyObject *wk_attr(PyObject *d, PyObject *name) {  /* borrowed, NULL: missing */
+    return PyDict_GetItemWithError(d, name);
+}
+
+/* 0 or 1 for SEATS' names, else -1 with a KeyError (as aec_env._INDEX[agent]) */
+static inline int wk_seat_of(PyObject *agent) {
+    for (int k = 0; k < 2; k++) {
+        if (agent == wk_seats[k]) return k;
+        int eq = PyObject_RichCompareBool(agent, wk_seats[k], Py_EQ);
+        if (eq != 0) return eq < 0 ? -1 : k;
+    }
+    PyErr_SetObject(PyExc_KeyError, agent);
+    return -1;
+}
+
 /* d: the env's instance dict (where raw_env keeps its attributes). step(None) of the
  * terminated agent to act: 0 done, -1 error, 1 not the common form (Python runs). */
 int wk_dead_step(PyObject *env, PyObject *d);

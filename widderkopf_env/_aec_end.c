@@ -43,10 +43,6 @@ int wk_aec_end_configure(PyObject *result_fields) {
     return 0;
 }
 
-static PyObject *attr(PyObject *d, PyObject *name) {  /* borrowed, NULL: missing */
-    return PyDict_GetItemWithError(d, name);
-}
-
 /* ---- the end of a hand ------------------------------------------------------------------ */
 
 /* obj.<name> as a C long long; -1 with the error set where it is no int */
@@ -72,7 +68,7 @@ static int add_to(PyObject *dict, PyObject *key, PyObject *x, int sign) {
 
 /* raw_env._pay(x): player_0 gets x, player_1 -x */
 static int pay(PyObject *d, double value) {
-    PyObject *rewards = attr(d, s_rewards), *cum = attr(d, s_cumulative);
+    PyObject *rewards = wk_attr(d, s_rewards), *cum = wk_attr(d, s_cumulative);
     PyObject *x = PyFloat_FromDouble(value);
     int err = x == NULL || rewards == NULL || cum == NULL
         || add_to(rewards, wk_seats[0], x, 1) || add_to(rewards, wk_seats[1], x, -1)
@@ -96,8 +92,8 @@ static PyObject *hand_info(PyObject *result) {
 
 PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *game,
                       PyObject *agent) {
-    PyObject *results = SLOT(game, S_RESULTS), *cum = attr(d, s_cumulative), *result = NULL;
-    PyObject *rewards = cum == NULL ? NULL : attr(d, s_rewards);
+    PyObject *results = SLOT(game, S_RESULTS), *cum = wk_attr(d, s_cumulative), *result = NULL;
+    PyObject *rewards = cum == NULL ? NULL : wk_attr(d, s_rewards);
     long long hands = -1, value = 0, winner = -1;
     if (fields != NULL && cum != NULL && PyDict_CheckExact(cum) && rewards != NULL
         && PyDict_CheckExact(rewards) && results != NULL
@@ -120,7 +116,7 @@ PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *g
         || (cur == Py_None && PyObject_SetAttr(episode, s_episode_over, Py_True));
     /* raw_env._moved */
     err = err || PyDict_SetItem(d, s_has_updated, Py_True) || PyDict_SetItem(cum, agent, s_zero)
-        || (dirty = attr(d, s_dirty)) == NULL;
+        || (dirty = wk_attr(d, s_dirty)) == NULL;
     int clean = err ? 0 : PyObject_IsTrue(dirty);
     if (clean > 0) {
         r = PyObject_CallMethodOneArg(env, s_clean, agent);
@@ -142,8 +138,7 @@ PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *g
         }
     } else if (!err) {  /* the match is over */
         PyObject *flags = Py_BuildValue("{OOOO}", wk_seats[0], Py_True, wk_seats[1], Py_True);
-        int mover = agent == wk_seats[0] ? 0 : agent == wk_seats[1] ? 1
-            : PyObject_RichCompareBool(agent, wk_seats[1], Py_EQ);
+        int mover = wk_seat_of(agent);
         err = flags == NULL || mover < 0 || PyDict_SetItem(d, s_over, Py_True)
             || PyDict_SetItem(d, s_terminations, flags)
             || PyDict_SetItem(d, s_agent_selection, wk_seats[1 - mover]);
@@ -177,13 +172,13 @@ static int is_dead(PyObject *term, PyObject *trunc, PyObject *a) {
  * dict): 1 where it is not, with nothing changed (Python then runs); 0 done, -1 error. */
 int wk_dead_step(PyObject *env, PyObject *d) {
     PyObject *names[5] = {s_terminations, s_truncations, s_rewards, s_cumulative, s_infos};
-    PyObject *dicts[5], *agents = attr(d, s_agents), *agent = attr(d, s_agent_selection);
-    PyObject *episode = attr(d, s_episode), *next = NULL;
-    if (Py_TYPE(env) != wk_env_type || attr(d, s_over) != Py_True || episode == NULL
+    PyObject *dicts[5], *agents = wk_attr(d, s_agents), *agent = wk_attr(d, s_agent_selection);
+    PyObject *episode = wk_attr(d, s_episode), *next = NULL;
+    if (Py_TYPE(env) != wk_env_type || wk_attr(d, s_over) != Py_True || episode == NULL
         || episode == Py_None || agent == NULL || agents == NULL || !PyList_CheckExact(agents))
         return PyErr_Occurred() ? -1 : 1;
     for (int k = 0; k < 5; k++)
-        if ((dicts[k] = attr(d, names[k])) == NULL || !PyDict_CheckExact(dicts[k]))
+        if ((dicts[k] = wk_attr(d, names[k])) == NULL || !PyDict_CheckExact(dicts[k]))
             return PyErr_Occurred() ? -1 : 1;
     Py_ssize_t n = PyList_GET_SIZE(agents), at = -1;
     for (Py_ssize_t i = 0; i < n; i++) {  /* where agent is listed (once), the next dead */
