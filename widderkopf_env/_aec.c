@@ -180,14 +180,14 @@ static int two_arrays(PyObject *game, long long p, int over, int compact, PyObje
         Py_DECREF(args[2]);
         if (pair == NULL) return -1;
     }
-    PyObject *obs = new_array(compact ? u8 : f32, L->size);
+    PyObject *obs = new_array(compact ? u8 : f32, WK_OBS_SIZE);
     PyObject *mask = new_array(i8, WK_ACTIONS);
     int err = obs == NULL || mask == NULL;
     if (!err) {
         void *o = PyArray_DATA((PyArrayObject *)obs), *m = PyArray_DATA((PyArrayObject *)mask);
         if (pair != NULL) {
             memcpy(o, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 0)),
-                   (size_t)L->size * sizeof(float));
+                   (size_t)WK_OBS_SIZE * sizeof(float));
             memcpy(m, PyByteArray_AS_STRING(PyTuple_GET_ITEM(pair, 1)), WK_ACTIONS);
         } else {
             err = wk_write_one(&g, p, over, compact ? NULL : (float *)o,

@@ -38,7 +38,6 @@ typedef struct {
     float *obs32;
     uint8_t *obs8;
     int8_t *mask;
-    Py_ssize_t width;
 } job_ctx;
 
 typedef struct {
@@ -127,7 +126,7 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
     }
     if (k > 0 && check_moves(&bb.b, ix, acts, k, (int)threads, need)) k = -1;
     if (k > 0) {
-        job_ctx j = {&bb.b, (const int64_t *)iv.buf, acts, NULL, NULL, need, NULL, NULL, NULL, 0};
+        job_ctx j = {&bb.b, (const int64_t *)iv.buf, acts, NULL, NULL, need, NULL, NULL, NULL};
         Py_BEGIN_ALLOW_THREADS
         wk_parallel_for((int)threads, k, apply_slice, &j);
         Py_END_ALLOW_THREADS
@@ -239,7 +238,7 @@ static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_
     } else {
         PyErr_Clear();
     }
-    return wk_get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * wk_obs_layout.size, 1,
+    return wk_get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * WK_OBS_SIZE, 1,
                      view);
 }
 
@@ -247,8 +246,8 @@ WK_ROW_WRITER static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t sto
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
         wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, j->idx[r], j->player[r], j->over ? j->over[r] : 0,
-                  j->obs32 ? j->obs32 + r * j->width : NULL,
-                  j->obs8 ? j->obs8 + r * j->width : NULL, j->mask + r * WK_ACTIONS);
+                  j->obs32 ? j->obs32 + r * WK_OBS_SIZE : NULL,
+                  j->obs8 ? j->obs8 + r * WK_OBS_SIZE : NULL, j->mask + r * WK_ACTIONS);
 }
 
 /* encode(game, idx, player, over, obs_out, mask_out, num_threads): row r of obs_out
@@ -303,7 +302,7 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
             job_ctx j = {&bb.b, (const int64_t *)iv.buf, NULL, pl,
                          have_over ? (const uint8_t *)ov.buf : NULL, NULL,
                          is_f32 ? (float *)xv.buf : NULL, is_f32 ? NULL : (uint8_t *)xv.buf,
-                         (int8_t *)mv.buf, wk_obs_layout.size};
+                         (int8_t *)mv.buf};
             Py_BEGIN_ALLOW_THREADS
             wk_parallel_for((int)threads, k, encode_slice, &j);
             Py_END_ALLOW_THREADS
@@ -332,12 +331,12 @@ typedef struct {
     int64_t *mover, *hands, *shaped;
     uint64_t *draws, key;
     int shaping, m, hand_size, piles;
-    int64_t num_hands, width;
+    int64_t num_hands;
 } play_ctx;
 
 static inline WK_INLINE void encode_row(const play_ctx *j, int64_t r, int64_t p, int over,
                                         int final) {
-    int64_t at = r * j->width;
+    int64_t at = r * WK_OBS_SIZE;
     wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, r, p, over,
               j->obs32 ? (final ? j->final32 : j->obs32) + at : NULL,
               j->obs8 ? (final ? j->final8 : j->obs8) + at : NULL,
@@ -489,14 +488,14 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
                       (const uint8_t *)v[10].buf, (int8_t *)v[2].buf, (double *)v[4].buf,
                       (double *)v[5].buf, (int64_t *)v[8].buf, (int64_t *)v[11].buf,
                       (int64_t *)v[12].buf, (uint64_t *)v[13].buf, (uint64_t)key, shaping,
-                      (int)cards, hand_size, piles, (int64_t)num_hands, wk_obs_layout.size};
+                      (int)cards, hand_size, piles, (int64_t)num_hands};
         Py_BEGIN_ALLOW_THREADS
         wk_parallel_for((int)threads, n, play_slice, &j);
         Py_END_ALLOW_THREADS
         int64_t *out = (int64_t *)v[9].buf, *ended = (int64_t *)v[15].buf;
         /* the games to deal and the ended ones, in order; the ended games' last rows moved
          * up to rows 0..nend-1 */
-        size_t row = (size_t)wk_obs_layout.size * (is_f32 ? sizeof(float) : 1);
+        size_t row = (size_t)WK_OBS_SIZE * (is_f32 ? sizeof(float) : 1);
         char *fin = (char *)v[3].buf;
         const uint8_t *term = (const uint8_t *)v[6].buf;
         for (Py_ssize_t r = 0; r < n; r++) {

@@ -25,13 +25,13 @@ const wk_layout *wk_get_layout(void) { return wk_layout_ready ? &wk_obs_layout :
 
 /* ---- tables from Python ---------------------------------------------------------------- */
 
-/* the encoder's size and scales, from _speedups.configure once it has checked the layout
- * against _core.h's WK_PIECES; without scales, no batch encoder */
-int wk_set_layout(Py_ssize_t size, PyObject *scales) {
+/* the encoder's scales, from _speedups.configure once it has checked the layout against
+ * _core.h's WK_PIECES (whose total, WK_OBS_SIZE, is the observation's size); without
+ * scales, no batch encoder */
+int wk_set_layout(PyObject *scales) {
     wk_layout_ready = 0;
     if (scales == NULL || scales == Py_None) return 0;
     wk_layout *L = &wk_obs_layout;
-    L->size = size;
     if (!PyArg_ParseTuple(scales, "dddddd", &L->total_points, &L->tricks, &L->hand_size,
                           &L->piles, &L->score_scale, &L->hands_left_cap))
         return -1;

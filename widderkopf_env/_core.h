@@ -57,7 +57,6 @@ typedef struct { WK_PIECES(WK_PIECE_FIELD) } wk_pieces;  /* an entry per byte: o
 
 /* The encoder's scales (observation's constants and the variant's numbers, configure). */
 typedef struct {
-    int64_t size;
     double total_points, tricks, hand_size, piles, score_scale, hands_left_cap;
 } wk_layout;
 

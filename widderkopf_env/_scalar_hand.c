@@ -185,7 +185,7 @@ PyObject *wk_encode_one(wk_one *g, long long p, int over) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
         return NULL;
     }
-    PyObject *obs = PyByteArray_FromStringAndSize(NULL, L->size * (Py_ssize_t)sizeof(float));
+    PyObject *obs = PyByteArray_FromStringAndSize(NULL, WK_OBS_SIZE * (Py_ssize_t)sizeof(float));
     PyObject *mask = PyByteArray_FromStringAndSize(NULL, WK_ACTIONS);
     PyObject *result = NULL;
     if (obs != NULL && mask != NULL

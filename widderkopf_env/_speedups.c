@@ -29,7 +29,7 @@ extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot pat
 extern PyMethodDef wk_aec_methods[];     /* _aec.c: the AEC env's last() and step() */
 int wk_aec_init(void);
 extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
-int wk_set_layout(Py_ssize_t size, PyObject *scales);
+int wk_set_layout(PyObject *scales);
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
@@ -204,7 +204,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         Py_DECREF(v);
         if (cards == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     }
-    if (wk_set_layout(size, scales) < 0) return NULL;
+    if (wk_set_layout(scales) < 0) return NULL;
     num_actions = actions;
     obs_size = size;
     Py_RETURN_NONE;
