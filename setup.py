@@ -31,7 +31,7 @@ setup(
                      "widderkopf_env/_bind.c", "widderkopf_env/_scalar.c",
                      "widderkopf_env/_scalar_hand.c", "widderkopf_env/_deal.c",
                      "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
-                     "widderkopf_env/_aec_end.c"],
+                     "widderkopf_env/_aec_end.c", "widderkopf_env/_aec_start.c"],
             depends=["widderkopf_env/_core.h", "widderkopf_env/_batch.h",
                      "widderkopf_env/_slots.h", "widderkopf_env/_draw.h",
                      "widderkopf_env/_aec.h"],

@@ -1,6 +1,6 @@
 /* The AEC env's hot paths in C: observations as numpy arrays straight from a Game's slots
- * (game_arrays), raw_env's last() and step() (aec_env.py) as method descriptors, and the
- * iterator of its agent_iter().
+ * (game_arrays), raw_env's last() and step() (aec_env.py) as method descriptors, and
+ * configure_aec, which also hands out _aec_start.c's reset() and agent_iter().
  *
  * aec_env.py keeps both methods in Python (raw_env._last_py, raw_env._step_py), the
  * reference and the fallback: these call them for anything off the common path (an env
@@ -8,9 +8,9 @@
  * not a plain legal int, a step after the end other than a terminated agent's None). The
  * end of a hand and the steps of terminated agents are _aec_end.c's. The env's state
  * stays in its Python attributes (read and written here in its instance dict), so both
- * forms see one env. Needs numpy's headers at build
- * time (WK_NUMPY; numpy_api() says whether the numpy running takes them); without them
- * the module has none of these and Python runs.
+ * forms see one env. Needs numpy's headers at build time (WK_NUMPY; numpy_api() says
+ * whether the numpy running takes them); without them the module has none of these and
+ * Python runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,10 +28,6 @@
 const wk_layout *wk_get_layout(void);
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
-    *s_cumulative, *s_infos, *s_game, *s_c_obs, *s_c_step, *s_has_updated, *s_dirty,
-    *s_clean, *s_step_py, *s_last_py, *s_render_mode, *s_observation,
-    *s_action_mask, *s_agents, *s_zero;
 static PyArray_Descr *f32, *u8, *i8;
 
 /* a new 1-d array of n entries of descr */
@@ -50,113 +46,8 @@ static int numpy_ready(void) {
     return i8 == NULL ? -1 : 0;
 }
 
-/* agent_iter(env, max_iter): the iterator of raw_env.agent_iter() (aec_env.py's
- * _OrderedIterable._iter_py is its reference): yields env.agent_selection while env.agents
- * is not empty, at most max_iter times, and insists on a step() between two agents (each
- * yield sets env._has_updated to False; reset() and step() set it). Once it has stopped or
- * raised, it is finished. It reads the env's instance dict as last() and step() do. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *env;
-    long long left;
-    int done;
-} order_iter;
-
-static int order_iter_traverse(order_iter *it, visitproc visit, void *arg) {
-    Py_VISIT(it->env);
-    return 0;
-}
-
-static int order_iter_clear(order_iter *it) {
-    Py_CLEAR(it->env);
-    return 0;
-}
-
-static void order_iter_dealloc(order_iter *it) {
-    PyObject_GC_UnTrack(it);
-    order_iter_clear(it);
-    PyObject_GC_Del(it);
-}
-
-/* d[name], a borrowed reference; a name missing there is read as an attribute (which
- * raises what it should) */
-static PyObject *dict_or_attr(PyObject *env, PyObject *d, PyObject *name, PyObject **hold) {
-    PyObject *v = PyDict_GetItemWithError(d, name);
-    if (v != NULL || PyErr_Occurred()) return v;
-    return *hold = PyObject_GetAttr(env, name);
-}
-
-static PyObject *order_iter_next(order_iter *it) {
-    if (it->done || it->env == NULL) return NULL;
-    PyObject *d = PyObject_GenericGetDict(it->env, NULL), *hold = NULL, *out = NULL;
-    PyObject *agents = d == NULL ? NULL : dict_or_attr(it->env, d, s_agents, &hold);
-    int more = agents == NULL ? -1 : PyObject_IsTrue(agents);
-    Py_CLEAR(hold);
-    if (more > 0 && it->left > 0) {
-        PyObject *updated = dict_or_attr(it->env, d, s_has_updated, &hold);
-        int ok = updated == NULL ? -1 : PyObject_IsTrue(updated);
-        Py_CLEAR(hold);
-        if (ok == 0)
-            PyErr_SetString(PyExc_RuntimeError,
-                            "call step() (or reset()) in each iteration of agent_iter()");
-        if (ok > 0 && PyDict_SetItem(d, s_has_updated, Py_False) == 0) {
-            it->left--;
-            PyObject *agent = dict_or_attr(it->env, d, s_agent_selection, &hold);
-            out = agent == NULL ? NULL : Py_NewRef(agent);
-            Py_CLEAR(hold);
-        }
-    }
-    Py_XDECREF(d);
-    if (out == NULL) it->done = 1;  /* stopped (no error set) or raised */
-    return out;
-}
-
-static PyTypeObject order_iter_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "widderkopf_env._speedups.agent_iterator",
-    .tp_basicsize = sizeof(order_iter),
-    .tp_dealloc = (destructor)order_iter_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "raw_env.agent_iter()'s iterator (see _aec.c)",
-    .tp_traverse = (traverseproc)order_iter_traverse,
-    .tp_clear = (inquiry)order_iter_clear,
-    .tp_iter = PyObject_SelfIter,
-    .tp_iternext = (iternextfunc)order_iter_next,
-};
-
-static PyObject *agent_iter(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "agent_iter(env, max_iter)");
-        return NULL;
-    }
-    int overflow = 0;
-    long long left = PyLong_AsLongLongAndOverflow(args[1], &overflow);
-    if (left == -1 && PyErr_Occurred()) return NULL;
-    order_iter *it = PyObject_GC_New(order_iter, &order_iter_type);
-    if (it == NULL) return NULL;
-    it->env = Py_NewRef(args[0]);
-    it->left = overflow > 0 ? LLONG_MAX : overflow < 0 ? 0 : left;
-    it->done = 0;
-    PyObject_GC_Track(it);
-    return (PyObject *)it;
-}
-
 int wk_aec_init(void) {
-    struct { PyObject **var; const char *text; } names[] = {
-        {&s_episode, "_episode"}, {&s_agent_selection, "agent_selection"},
-        {&s_terminations, "terminations"}, {&s_truncations, "truncations"}, {&s_over, "_over"},
-        {&s_cumulative, "_cumulative_rewards"}, {&s_infos, "infos"}, {&s_game, "game"},
-        {&s_c_obs, "_c_obs"}, {&s_c_step, "_c_step"}, {&s_has_updated, "_has_updated"},
-        {&s_dirty, "_dirty"}, {&s_clean, "_clean"}, {&s_step_py, "_step_py"},
-        {&s_last_py, "_last_py"}, {&s_render_mode, "render_mode"},
-        {&s_observation, "observation"}, {&s_action_mask, "action_mask"},
-        {&s_agents, "agents"}};
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-        if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
-    if (PyType_Ready(&order_iter_type) < 0) return -1;
-    if (wk_aec_end_init() < 0) return -1;
-    return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
+    return wk_aec_names_init() < 0 || wk_aec_start_init() < 0 ? -1 : 0;
 }
 
 /* The observation of game seen by player p and its mask as new numpy arrays (out[0], out[1]:
@@ -246,6 +137,95 @@ static PyObject *item_of(PyObject *d, PyObject *name, PyObject *key) {
     return PyObject_GetItem(m, key);
 }
 
+/* last()'s observation dicts are new, or one of the env's two last ones written again
+ * where nothing but the env holds it or its arrays any more (its instance dict keeps them
+ * under wk_n.recent, the older first): nobody can tell the two apart, as with the tuple that
+ * CPython's zip() reuses. Not where threads run without the GIL (reference counts there
+ * may be in flux). */
+#ifdef Py_GIL_DISABLED
+#define WK_REUSE_OBS 0
+#else
+#define WK_REUSE_OBS 1
+#endif
+
+/* 1: a is an array that its dict alone holds, as new_array made it (n entries of descr, its
+ * own data, writeable, no view or weak reference on it) */
+static int unheld_array(PyObject *a, PyArray_Descr *descr, npy_intp n) {
+    if (a == NULL || !PyArray_CheckExact(a) || Py_REFCNT(a) != 1) return 0;
+    PyArrayObject *x = (PyArrayObject *)a;
+    return PyArray_DESCR(x) == descr && PyArray_NDIM(x) == 1 && PyArray_DIM(x, 0) == n
+        && PyArray_STRIDE(x, 0) == PyArray_ITEMSIZE(x) && PyArray_BASE(x) == NULL
+        && ((PyArrayObject_fields *)x)->weakreflist == NULL
+        && PyArray_CHKFLAGS(x, NPY_ARRAY_OWNDATA | NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_WRITEABLE
+                                   | NPY_ARRAY_ALIGNED);
+}
+
+/* 1: c is a dict that only the env holds, of two arrays as last() made them */
+static int unheld_dict(PyObject *c, int compact) {
+    if (!PyDict_CheckExact(c) || Py_REFCNT(c) != 1 || PyDict_GET_SIZE(c) != 2) return 0;
+    PyObject *o = PyDict_GetItem(c, wk_n.observation), *m = PyDict_GetItem(c, wk_n.action_mask);
+    return unheld_array(o, compact ? u8 : f32, WK_OBS_SIZE) && unheld_array(m, i8, WK_ACTIONS);
+}
+
+/* recent (a list of two) with obs last: moved there (k: its index) or put there (k: -1),
+ * the older one dropped */
+static void keep_recent(PyObject *recent, Py_ssize_t k, PyObject *obs) {
+    if (k == 1) return;
+    PyObject *older = PyList_GET_ITEM(recent, 0), *newer = PyList_GET_ITEM(recent, 1);
+    PyList_SET_ITEM(recent, 0, newer);
+    PyList_SET_ITEM(recent, 1, Py_NewRef(obs));
+    Py_DECREF(older);
+}
+
+/* last()'s {"observation": ..., "action_mask": ...} for player p of game (a new reference;
+ * NULL with the error set; Py_None: not a Game, in the compact form, see two_arrays) */
+static PyObject *obs_dict(PyObject *d, PyObject *game, long long p, int over, int compact) {
+    PyObject *recent = WK_REUSE_OBS ? wk_attr(d, wk_n.recent) : NULL;
+    if (recent == NULL && PyErr_Occurred()) return NULL;
+    if (recent != NULL && (!PyList_CheckExact(recent) || PyList_GET_SIZE(recent) != 2))
+        recent = NULL;  /* not ours: left alone */
+    for (Py_ssize_t k = 0; recent != NULL && k < 2; k++) {
+        PyObject *c = PyList_GET_ITEM(recent, k);
+        if (!unheld_dict(c, compact)) continue;
+        wk_one g;
+        int got = wk_read_game(game, p, over, &g);
+        if (got != 0) {
+            if (got < 0) return NULL;
+            break;  /* not a Game: two_arrays */
+        }
+        void *o = PyArray_DATA((PyArrayObject *)PyDict_GetItem(c, wk_n.observation));
+        void *m = PyArray_DATA((PyArrayObject *)PyDict_GetItem(c, wk_n.action_mask));
+        if (wk_write_one(&g, p, over, compact ? NULL : (float *)o, compact ? (uint8_t *)o : NULL,
+                         (int8_t *)m) != 0)
+            return NULL;
+        keep_recent(recent, k, c);
+        return Py_NewRef(c);
+    }
+    PyObject *two[2];
+    int got = two_arrays(game, p, over, compact, two);
+    if (got != 0) return got < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *obs = PyDict_New();
+    if (obs != NULL && (PyDict_SetItem(obs, wk_n.observation, two[0])
+                        || PyDict_SetItem(obs, wk_n.action_mask, two[1])))
+        Py_CLEAR(obs);
+    Py_DECREF(two[0]);
+    Py_DECREF(two[1]);
+    if (obs == NULL || !WK_REUSE_OBS) return obs;
+    if (recent != NULL) {
+        keep_recent(recent, -1, obs);
+        return obs;
+    }
+    if (wk_attr(d, wk_n.recent) != NULL) return obs;  /* something else under that name */
+    PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(2);
+    if (fresh != NULL) {
+        PyList_SET_ITEM(fresh, 0, Py_NewRef(Py_None));
+        PyList_SET_ITEM(fresh, 1, Py_NewRef(obs));
+    }
+    if (fresh == NULL || PyDict_SetItem(d, wk_n.recent, fresh)) Py_CLEAR(obs);
+    Py_XDECREF(fresh);
+    return obs;
+}
+
 /* raw_env.last(observe=True) */
 static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
                           PyObject *kwnames) {
@@ -253,48 +233,40 @@ static PyObject *aec_last(PyObject *env, PyObject *const *args, size_t nargsf,
     int observe = 1;
     if (nargs == 1 && kwnames == NULL && (observe = PyObject_IsTrue(args[0])) < 0) return NULL;
     PyObject *d = nargs > 1 || kwnames != NULL ? NULL : PyObject_GenericGetDict(env, NULL);
-    PyObject *mode = d == NULL ? NULL : wk_attr(d, s_c_obs);
-    PyObject *episode = mode == NULL ? NULL : wk_attr(d, s_episode);
-    PyObject *agent = episode == NULL ? NULL : wk_attr(d, s_agent_selection);
+    PyObject *mode = d == NULL ? NULL : wk_attr(d, wk_n.c_obs);
+    PyObject *episode = mode == NULL ? NULL : wk_attr(d, wk_n.episode);
+    PyObject *agent = episode == NULL ? NULL : wk_attr(d, wk_n.agent_selection);
     if (agent == NULL || episode == Py_None || !PyLong_CheckExact(mode)) {
         Py_XDECREF(d);  /* no core encoder, not reset, other arguments: Python */
         PyErr_Clear();
-        return in_python(env, s_last_py, args, nargsf, kwnames);
+        return in_python(env, wk_n.last_py, args, nargsf, kwnames);
     }
     long compact = PyLong_AsLong(mode);
     PyObject *term = NULL, *trunc = NULL, *obs = NULL, *cum = NULL, *info = NULL, *out = NULL;
-    if ((term = item_of(d, s_terminations, agent)) == NULL
-        || (trunc = item_of(d, s_truncations, agent)) == NULL)
+    if ((term = item_of(d, wk_n.terminations, agent)) == NULL
+        || (trunc = item_of(d, wk_n.truncations, agent)) == NULL)
         goto drop;
     if (observe) {
         int p = wk_seat_of(agent), over = 0;
-        PyObject *flag = p < 0 ? NULL : wk_attr(d, s_over);
+        PyObject *flag = p < 0 ? NULL : wk_attr(d, wk_n.over);
         if (flag == NULL || (over = PyObject_IsTrue(flag)) < 0) goto drop;
         if (!over && (over = PyObject_IsTrue(term)) < 0) goto drop;
         if (!over && (over = PyObject_IsTrue(trunc)) < 0) goto drop;
-        PyObject *game = PyObject_GetAttr(episode, s_game);
+        PyObject *game = wk_episode_game(episode);
         if (game == NULL) goto drop;
-        PyObject *two[2];
-        int got = two_arrays(game, p, over, (int)compact, two);
+        obs = obs_dict(d, game, p, over, (int)compact);
         Py_DECREF(game);
-        if (got > 0) {  /* not a Game, in the compact form: Python's last() */
+        if (obs == Py_None) {  /* not a Game, in the compact form: Python's last() */
+            Py_DECREF(obs);
             Py_DECREF(term);
             Py_DECREF(trunc);
             Py_DECREF(d);
-            return in_python(env, s_last_py, args, nargsf, kwnames);
+            return in_python(env, wk_n.last_py, args, nargsf, kwnames);
         }
-        if (got < 0) goto drop;
-        if ((obs = PyDict_New()) == NULL || PyDict_SetItem(obs, s_observation, two[0])
-            || PyDict_SetItem(obs, s_action_mask, two[1])) {
-            Py_DECREF(two[0]);
-            Py_DECREF(two[1]);
-            goto drop;
-        }
-        Py_DECREF(two[0]);
-        Py_DECREF(two[1]);
+        if (obs == NULL) goto drop;
     }
-    if ((cum = item_of(d, s_cumulative, agent)) != NULL
-        && (info = item_of(d, s_infos, agent)) != NULL)
+    if ((cum = item_of(d, wk_n.cumulative, agent)) != NULL
+        && (info = item_of(d, wk_n.infos, agent)) != NULL)
         out = PyTuple_Pack(5, obs ? obs : Py_None, cum, term, trunc, info);
 drop:
     Py_XDECREF(term);
@@ -319,20 +291,20 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         if (done <= 0) return done < 0 ? NULL : Py_NewRef(Py_None);
     }
     if (nargs != 1 || kwnames != NULL || !PyLong_CheckExact(args[0]))
-        return in_python(env, s_step_py, args, nargsf, kwnames);
+        return in_python(env, wk_n.step_py, args, nargsf, kwnames);
     PyObject *d = PyObject_GenericGetDict(env, NULL);
     if (d == NULL) return NULL;
-    PyObject *fast = wk_attr(d, s_c_step), *over = fast ? wk_attr(d, s_over) : NULL;
-    PyObject *mode = over ? wk_attr(d, s_render_mode) : NULL;
-    PyObject *episode = mode ? wk_attr(d, s_episode) : NULL;
-    PyObject *agent = episode ? wk_attr(d, s_agent_selection) : NULL;
+    PyObject *fast = wk_attr(d, wk_n.c_step), *over = fast ? wk_attr(d, wk_n.over) : NULL;
+    PyObject *mode = over ? wk_attr(d, wk_n.render_mode) : NULL;
+    PyObject *episode = mode ? wk_attr(d, wk_n.episode) : NULL;
+    PyObject *agent = episode ? wk_attr(d, wk_n.agent_selection) : NULL;
     PyObject *game = NULL, *r = NULL;
     long long a = -1, cached;
     uint64_t legal = 0;
     /* a render mode draws or prints after each step, the end of an episode is checked,
      * an illegal action raises or ends the episode: all in Python */
     int ok = agent != NULL && fast == Py_True && over == Py_False && mode == Py_None
-        && episode != Py_None && (game = PyObject_GetAttr(episode, s_game)) != NULL
+        && episode != Py_None && (game = wk_episode_game(episode)) != NULL
         && wk_game_type != NULL && PyObject_TypeCheck(game, wk_game_type)
         && !((a = PyLong_AsLongLong(args[0])) == -1 && PyErr_Occurred())
         && a >= 0 && a < WK_ACTIONS && get_long(game, S_LEGAL, &cached) == 0;
@@ -343,7 +315,7 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         PyErr_Clear();
         Py_XDECREF(game);
         Py_DECREF(d);
-        return in_python(env, s_step_py, args, nargsf, kwnames);
+        return in_python(env, wk_n.step_py, args, nargsf, kwnames);
     }
     Py_INCREF(agent);
     Py_ssize_t hands = PyList_GET_SIZE(results);
@@ -354,12 +326,12 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         r = wk_hand_end(env, d, episode, game, agent);  /* a hand ended */
         goto fail;
     }
-    PyObject *cum = wk_attr(d, s_cumulative), *dirty;
-    if (PyDict_SetItem(d, s_has_updated, Py_True) || cum == NULL
-        || PyObject_SetItem(cum, agent, s_zero) || (dirty = wk_attr(d, s_dirty)) == NULL)
+    PyObject *cum = wk_attr(d, wk_n.cumulative), *dirty;
+    if (PyDict_SetItem(d, wk_n.has_updated, Py_True) || cum == NULL
+        || PyObject_SetItem(cum, agent, wk_zero) || (dirty = wk_attr(d, wk_n.dirty)) == NULL)
         goto fail;
     int clean = PyObject_IsTrue(dirty);
-    if (clean < 0 || (clean && (r = PyObject_CallMethodOneArg(env, s_clean, agent)) == NULL))
+    if (clean < 0 || (clean && (r = PyObject_CallMethodOneArg(env, wk_n.clean, agent)) == NULL))
         goto fail;
     Py_CLEAR(r);
     long long cur;
@@ -368,7 +340,7 @@ static PyObject *aec_step(PyObject *env, PyObject *const *args, size_t nargsf,
         PyErr_SetString(PyExc_RuntimeError, "step: no player to act after a hand went on");
         goto fail;
     }
-    if (PyDict_SetItem(d, s_agent_selection, wk_seats[cur]) == 0) r = Py_NewRef(Py_None);
+    if (PyDict_SetItem(d, wk_n.agent_selection, wk_seats[cur]) == 0) r = Py_NewRef(Py_None);
 fail:
     Py_DECREF(game);
     Py_DECREF(agent);
@@ -386,23 +358,25 @@ static PyMethodDef step_def = {
     "step($self, action)\n--\n\nPlay ``action`` for the agent to act (the compiled core's "
     "form of _step_py)."};
 
-/* configure_aec(raw_env, SEATS, RESULT_FIELDS) -> (last, step): descriptors for the class */
+/* configure_aec(raw_env, SEATS, RESULT_FIELDS, reset's parts) -> (last, step, reset):
+ * descriptors for the class (reset's parts: _aec_start.c's wk_aec_start_configure) */
 static PyObject *configure_aec(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *type, *names, *result_fields;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &type, &PyTuple_Type, &names,
-                          &PyTuple_Type, &result_fields)
+    PyObject *type, *names, *result_fields, *reset_parts;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyType_Type, &type, &PyTuple_Type, &names,
+                          &PyTuple_Type, &result_fields, &PyTuple_Type, &reset_parts)
         || numpy_ready())
         return NULL;
     if (PyTuple_GET_SIZE(names) != 2) {
         PyErr_SetString(PyExc_ValueError, "configure_aec: SEATS must hold two names");
         return NULL;
     }
-    if (wk_aec_end_configure(result_fields)) return NULL;
+    if (wk_aec_end_configure(result_fields) || wk_aec_start_configure(reset_parts)) return NULL;
     for (int k = 0; k < 2; k++) Py_XSETREF(wk_seats[k], Py_NewRef(PyTuple_GET_ITEM(names, k)));
     Py_XSETREF(wk_env_type, (PyTypeObject *)Py_NewRef(type));
-    return Py_BuildValue("(NN)", PyDescr_NewMethod((PyTypeObject *)type, &last_def),
-                         PyDescr_NewMethod((PyTypeObject *)type, &step_def));
+    return Py_BuildValue("(NNN)", PyDescr_NewMethod((PyTypeObject *)type, &last_def),
+                         PyDescr_NewMethod((PyTypeObject *)type, &step_def),
+                         PyDescr_NewMethod((PyTypeObject *)type, &wk_reset_def));
 }
 
 /* numpy_api() -> whether numpy's C API is there for these (a numpy older than the
@@ -421,8 +395,9 @@ PyMethodDef wk_aec_methods[] = {
     {"game_arrays", (PyCFunction)(void (*)(void))game_arrays, METH_FASTCALL,
      "game_arrays(game, player, over, compact) -> (obs, mask) numpy arrays"},
     {"configure_aec", configure_aec, METH_VARARGS,
-     "configure_aec(raw_env, SEATS, RESULT_FIELDS) -> (last, step) descriptors"},
-    {"agent_iter", (PyCFunction)(void (*)(void))agent_iter, METH_FASTCALL,
+     "configure_aec(raw_env, SEATS, RESULT_FIELDS, reset_parts) -> (last, step, reset) "
+     "descriptors"},
+    {"agent_iter", (PyCFunction)(void (*)(void))wk_agent_iter, METH_FASTCALL,
      "agent_iter(env, max_iter) -> raw_env.agent_iter()'s iterator"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,18 +1,51 @@
-/* The AEC env's compiled step, shared by _aec.c (last(), step(), agent_iter()) and
- * _aec_end.c (the end of a hand and of an episode). */
+/* The AEC env's compiled methods, shared by _aec.c (last(), step()), _aec_end.c (the end of
+ * a hand and of an episode) and _aec_start.c (reset(), agent_iter()). */
 #ifndef WK_AEC_H
 #define WK_AEC_H
 
 #include <Python.h>
 
+/* The names the AEC env's C code reads and writes (attributes, dict keys), interned once
+ * by wk_aec_names_init: wk_n.<id>. */
+#define WK_AEC_NAMES(X) \
+    X(episode, "_episode") X(agent_selection, "agent_selection") \
+    X(terminations, "terminations") X(truncations, "truncations") X(over, "_over") \
+    X(cumulative, "_cumulative_rewards") X(infos, "infos") X(game, "game") \
+    X(c_obs, "_c_obs") X(c_step, "_c_step") X(has_updated, "_has_updated") \
+    X(dirty, "_dirty") X(clean, "_clean") X(step_py, "_step_py") X(last_py, "_last_py") \
+    X(reset_py, "_reset_py") X(render_mode, "render_mode") X(observation, "observation") \
+    X(action_mask, "action_mask") X(agents, "agents") X(recent, "_recent_obs") \
+    X(settled, "_settled") X(rewards, "rewards") X(skip, "_skip_agent_selection") \
+    X(hands, "_hands") X(episode_over, "over") X(value, "value") X(winner, "winner") \
+    X(np_random, "np_random") X(num_hands, "num_hands") X(settings, "settings") \
+    X(variant, "variant") X(integers, "integers")
+#define WK_AEC_FIELD(id, text) PyObject *id;
+typedef struct { WK_AEC_NAMES(WK_AEC_FIELD) } wk_aec_names;
+#undef WK_AEC_FIELD
+extern wk_aec_names wk_n;
+extern PyObject *wk_zero, *wk_int_zero;  /* 0.0 and 0 */
+int wk_aec_names_init(void);
+
 extern PyObject *wk_seats[2];      /* configure_aec's SEATS */
 extern PyTypeObject *wk_env_type;  /* configure_aec's raw_env */
+extern PyTypeObject *wk_episode_type;  /* configure_aec's Episode */
+extern Py_ssize_t wk_episode_game_at;  /* where an Episode keeps its slot game */
 
 /* The env's attributes are read and written in its instance dict (they are plain
  * attributes: raw_env and PettingZoo's AECEnv define no descriptor for them); a name
  * missing there sends the call to Python, which raises what it should. */
 static inline PyObject *wk_attr(PyObject *d, PyObject *name) {  /* borrowed, NULL: missing */
     return PyDict_GetItemWithError(d, name);
+}
+
+/* episode.game, a new reference (NULL with the error set), read from its slot where it is
+ * an Episode */
+static inline PyObject *wk_episode_game(PyObject *episode) {
+    if (Py_TYPE(episode) == wk_episode_type) {
+        PyObject *game = *(PyObject **)((char *)episode + wk_episode_game_at);
+        if (game != NULL) return Py_NewRef(game);
+    }
+    return PyObject_GetAttr(episode, wk_n.game);
 }
 
 /* 0 or 1 for SEATS' names, else -1 with a KeyError (as aec_env._INDEX[agent]) */
@@ -33,8 +66,13 @@ int wk_dead_step(PyObject *env, PyObject *d);
  * with the error set. */
 PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *game,
                       PyObject *agent);
+/* _aec_start.c: reset() (a method definition, for configure_aec) and agent_iter(); the
+ * parts of reset, (Episode, seeded_dealer, seeded_variant_deal, MAX_HANDS) */
+extern PyMethodDef wk_reset_def;
+PyObject *wk_agent_iter(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int wk_aec_start_configure(PyObject *parts);
+int wk_aec_start_init(void);
 /* configure_aec's: HandResult's field names (the keys of a hand's info dict) */
 int wk_aec_end_configure(PyObject *result_fields);
-int wk_aec_end_init(void);
 
 #endif

@@ -11,27 +11,20 @@
 #include "_aec.h"
 #include "_slots.h"
 
-static PyObject *s_episode, *s_agent_selection, *s_terminations, *s_truncations, *s_over,
-    *s_cumulative, *s_infos, *s_has_updated, *s_dirty, *s_clean, *s_settled, *s_agents,
-    *s_rewards, *s_skip, *s_hands, *s_episode_over, *s_value, *s_winner, *s_zero,
-    *s_int_zero;
 static PyObject *fields;  /* HandResult's field names */
 PyObject *wk_seats[2];
 PyTypeObject *wk_env_type;
 
-int wk_aec_end_init(void) {
-    struct { PyObject **var; const char *text; } names[] = {
-        {&s_episode, "_episode"}, {&s_agent_selection, "agent_selection"},
-        {&s_terminations, "terminations"}, {&s_truncations, "truncations"}, {&s_over, "_over"},
-        {&s_cumulative, "_cumulative_rewards"}, {&s_infos, "infos"},
-        {&s_has_updated, "_has_updated"}, {&s_dirty, "_dirty"}, {&s_clean, "_clean"},
-        {&s_settled, "_settled"}, {&s_agents, "agents"}, {&s_rewards, "rewards"},
-        {&s_skip, "_skip_agent_selection"}, {&s_hands, "_hands"}, {&s_episode_over, "over"},
-        {&s_value, "value"}, {&s_winner, "winner"}};
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-        if ((*names[k].var = PyUnicode_InternFromString(names[k].text)) == NULL) return -1;
-    if ((s_int_zero = PyLong_FromLong(0)) == NULL) return -1;
-    return (s_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
+wk_aec_names wk_n;
+PyObject *wk_zero, *wk_int_zero;
+
+int wk_aec_names_init(void) {
+#define WK_AEC_INTERN(id, text) \
+    if ((wk_n.id = PyUnicode_InternFromString(text)) == NULL) return -1;
+    WK_AEC_NAMES(WK_AEC_INTERN)
+#undef WK_AEC_INTERN
+    if ((wk_int_zero = PyLong_FromLong(0)) == NULL) return -1;
+    return (wk_zero = PyFloat_FromDouble(0.0)) == NULL ? -1 : 0;
 }
 
 int wk_aec_end_configure(PyObject *result_fields) {
@@ -68,12 +61,12 @@ static int add_to(PyObject *dict, PyObject *key, PyObject *x, int sign) {
 
 /* raw_env._pay(x): player_0 gets x, player_1 -x */
 static int pay(PyObject *d, double value) {
-    PyObject *rewards = wk_attr(d, s_rewards), *cum = wk_attr(d, s_cumulative);
+    PyObject *rewards = wk_attr(d, wk_n.rewards), *cum = wk_attr(d, wk_n.cumulative);
     PyObject *x = PyFloat_FromDouble(value);
     int err = x == NULL || rewards == NULL || cum == NULL
         || add_to(rewards, wk_seats[0], x, 1) || add_to(rewards, wk_seats[1], x, -1)
         || add_to(cum, wk_seats[0], x, 1) || add_to(cum, wk_seats[1], x, -1)
-        || PyDict_SetItem(d, s_dirty, Py_True);
+        || PyDict_SetItem(d, wk_n.dirty, Py_True);
     Py_XDECREF(x);
     if (err && !PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "rewards");
     return err ? -1 : 0;
@@ -92,41 +85,41 @@ static PyObject *hand_info(PyObject *result) {
 
 PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *game,
                       PyObject *agent) {
-    PyObject *results = SLOT(game, S_RESULTS), *cum = wk_attr(d, s_cumulative), *result = NULL;
-    PyObject *rewards = cum == NULL ? NULL : wk_attr(d, s_rewards);
+    PyObject *results = SLOT(game, S_RESULTS), *cum = wk_attr(d, wk_n.cumulative), *result = NULL;
+    PyObject *rewards = cum == NULL ? NULL : wk_attr(d, wk_n.rewards);
     long long hands = -1, value = 0, winner = -1;
     if (fields != NULL && cum != NULL && PyDict_CheckExact(cum) && rewards != NULL
         && PyDict_CheckExact(rewards) && results != NULL
-        && PyList_Check(results) && long_attr(episode, s_hands, &hands) == 0 && hands >= 0
+        && PyList_Check(results) && long_attr(episode, wk_n.hands, &hands) == 0 && hands >= 0
         && PyList_GET_SIZE(results) == hands + 1) {
         result = PyList_GET_ITEM(results, hands);
-        if (long_attr(result, s_value, &value) || long_attr(result, s_winner, &winner))
+        if (long_attr(result, wk_n.value, &value) || long_attr(result, wk_n.winner, &winner))
             winner = -1;
     }
     if (winner != 0 && winner != 1) {  /* not the common form: Python, nothing changed */
         PyErr_Clear();
-        return PyObject_CallMethodOneArg(env, s_settled, agent);
+        return PyObject_CallMethodOneArg(env, wk_n.settled, agent);
     }
     Py_INCREF(result);
     PyObject *cur = SLOT(game, S_CURRENT), *count = PyLong_FromLongLong(hands + 1);
     PyObject *info = NULL, *other = NULL, *infos = NULL, *r = NULL, *dirty = NULL;
     long long next = -1;
     /* Episode.settle */
-    int err = count == NULL || PyObject_SetAttr(episode, s_hands, count)
-        || (cur == Py_None && PyObject_SetAttr(episode, s_episode_over, Py_True));
+    int err = count == NULL || PyObject_SetAttr(episode, wk_n.hands, count)
+        || (cur == Py_None && PyObject_SetAttr(episode, wk_n.episode_over, Py_True));
     /* raw_env._moved */
-    err = err || PyDict_SetItem(d, s_has_updated, Py_True) || PyDict_SetItem(cum, agent, s_zero)
-        || (dirty = wk_attr(d, s_dirty)) == NULL;
+    err = err || PyDict_SetItem(d, wk_n.has_updated, Py_True) || PyDict_SetItem(cum, agent, wk_zero)
+        || (dirty = wk_attr(d, wk_n.dirty)) == NULL;
     int clean = err ? 0 : PyObject_IsTrue(dirty);
     if (clean > 0) {
-        r = PyObject_CallMethodOneArg(env, s_clean, agent);
+        r = PyObject_CallMethodOneArg(env, wk_n.clean, agent);
         err = r == NULL;
         Py_XDECREF(r);
     }
     err = err || clean < 0 || pay(d, (double)(winner == 0 ? value : -value))
         || (info = hand_info(result)) == NULL || (other = PyDict_Copy(info)) == NULL
         || (infos = PyDict_New()) == NULL || PyDict_SetItem(infos, wk_seats[0], info)
-        || PyDict_SetItem(infos, wk_seats[1], other) || PyDict_SetItem(d, s_infos, infos);
+        || PyDict_SetItem(infos, wk_seats[1], other) || PyDict_SetItem(d, wk_n.infos, infos);
     if (!err && cur != Py_None) {
         next = cur == NULL ? -1 : PyLong_AsLongLong(cur);
         if (next != 0 && next != 1) {
@@ -134,14 +127,14 @@ PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *g
                 PyErr_SetString(PyExc_RuntimeError, "step: no player to act after a hand");
             err = 1;
         } else {
-            err = PyDict_SetItem(d, s_agent_selection, wk_seats[next]);
+            err = PyDict_SetItem(d, wk_n.agent_selection, wk_seats[next]);
         }
     } else if (!err) {  /* the match is over */
         PyObject *flags = Py_BuildValue("{OOOO}", wk_seats[0], Py_True, wk_seats[1], Py_True);
         int mover = wk_seat_of(agent);
-        err = flags == NULL || mover < 0 || PyDict_SetItem(d, s_over, Py_True)
-            || PyDict_SetItem(d, s_terminations, flags)
-            || PyDict_SetItem(d, s_agent_selection, wk_seats[1 - mover]);
+        err = flags == NULL || mover < 0 || PyDict_SetItem(d, wk_n.over, Py_True)
+            || PyDict_SetItem(d, wk_n.terminations, flags)
+            || PyDict_SetItem(d, wk_n.agent_selection, wk_seats[1 - mover]);
         Py_XDECREF(flags);
     }
     Py_XDECREF(count);
@@ -171,10 +164,10 @@ static int is_dead(PyObject *term, PyObject *trunc, PyObject *a) {
  * done here (the env's own class, plain dicts and list, the agent listed once and in every
  * dict): 1 where it is not, with nothing changed (Python then runs); 0 done, -1 error. */
 int wk_dead_step(PyObject *env, PyObject *d) {
-    PyObject *names[5] = {s_terminations, s_truncations, s_rewards, s_cumulative, s_infos};
-    PyObject *dicts[5], *agents = wk_attr(d, s_agents), *agent = wk_attr(d, s_agent_selection);
-    PyObject *episode = wk_attr(d, s_episode), *next = NULL;
-    if (Py_TYPE(env) != wk_env_type || wk_attr(d, s_over) != Py_True || episode == NULL
+    PyObject *names[5] = {wk_n.terminations, wk_n.truncations, wk_n.rewards, wk_n.cumulative, wk_n.infos};
+    PyObject *dicts[5], *agents = wk_attr(d, wk_n.agents), *agent = wk_attr(d, wk_n.agent_selection);
+    PyObject *episode = wk_attr(d, wk_n.episode), *next = NULL;
+    if (Py_TYPE(env) != wk_env_type || wk_attr(d, wk_n.over) != Py_True || episode == NULL
         || episode == Py_None || agent == NULL || agents == NULL || !PyList_CheckExact(agents))
         return PyErr_Occurred() ? -1 : 1;
     for (int k = 0; k < 5; k++)
@@ -198,21 +191,21 @@ int wk_dead_step(PyObject *env, PyObject *d) {
     }
     Py_INCREF(agent);
     Py_XINCREF(next);
-    int err = PyDict_SetItem(d, s_has_updated, Py_True);
+    int err = PyDict_SetItem(d, wk_n.has_updated, Py_True);
     for (int k = 0; k < 5 && !err; k++) err = PyDict_DelItem(dicts[k], agent);
     err = err || PyList_SetSlice(agents, at, at + 1, NULL);
-    PyObject *skip = err ? NULL : PyDict_GetItemWithError(d, s_skip);
+    PyObject *skip = err ? NULL : PyDict_GetItemWithError(d, wk_n.skip);
     if (err || PyErr_Occurred()) err = 1;
     else if (next != NULL)
-        err = ((skip == NULL || skip == Py_None) && PyDict_SetItem(d, s_skip, agent))
-            || PyDict_SetItem(d, s_agent_selection, next);
+        err = ((skip == NULL || skip == Py_None) && PyDict_SetItem(d, wk_n.skip, agent))
+            || PyDict_SetItem(d, wk_n.agent_selection, next);
     else
-        err = (skip != NULL && skip != Py_None && PyDict_SetItem(d, s_agent_selection, skip))
-            || PyDict_SetItem(d, s_skip, Py_None);
+        err = (skip != NULL && skip != Py_None && PyDict_SetItem(d, wk_n.agent_selection, skip))
+            || PyDict_SetItem(d, wk_n.skip, Py_None);
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (!err && PyDict_Next(dicts[2], &pos, &key, &value))  /* values only: keys stay */
-        err = PyDict_SetItem(dicts[2], key, s_int_zero);
+        err = PyDict_SetItem(dicts[2], key, wk_int_zero);
     Py_DECREF(agent);
     Py_XDECREF(next);
     return err ? -1 : 0;

@@ -21,7 +21,8 @@
     X(S_LEGAL, "_legal") X(S_HISTORY, "history") X(S_VARIANT, "variant")                \
     X(S_CHOOSER, "chooser") X(S_SCORES, "scores") X(S_HAND_NO, "hand_no")                \
     X(S_NUM_HANDS, "num_hands") X(S_HAND_START, "hand_start")                            \
-    X(S_FIRST_DEALER, "first_dealer") X(S_RESULTS, "results")
+    X(S_FIRST_DEALER, "first_dealer") X(S_RESULTS, "results") X(S_SEED, "seed")        \
+    X(S_INITIAL_SCORES, "initial_scores") X(S_DEALS, "deals")
 #define AS_ENUM(id, name) id,
 #define AS_NAME(id, name) name,
 enum { SLOT_LIST(AS_ENUM) N_SLOTS };

@@ -139,7 +139,8 @@ from pettingzoo.utils.env import AECIterable
 
 from . import rules
 from .cards import NUM_ACTIONS
-from .checks import SEATS, as_int, check_reset_seed, parse_player, show
+from .checks import MAX_HANDS, SEATS, as_int, check_reset_seed, parse_player, show
+from .deals import seeded_dealer, seeded_variant_deal
 from .engine_types import RESULT_FIELDS, IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import CORE, compiled_form, encoder_for
@@ -222,7 +223,8 @@ class raw_env(AECEnv):
         }) for a in SEATS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
         self.np_random, self.np_random_seed = None, None
-        # the compiled core's last() and step() run where these allow (else the Python ones)
+        # the compiled core's last(), step() and reset() run where these allow (else the
+        # Python ones)
         self._c_obs = compiled_form(self.obs_dtype)
         self._c_step = CORE_STEPS and not settings.reward_shaping
         self._episode: Episode | None = None
@@ -421,13 +423,16 @@ class raw_env(AECEnv):
         pass
 
 
-# last() and step() as the compiled core's descriptors where it is loaded (their Python
-# definitions stay as _last_py and _step_py: the reference, and what the core falls back on)
-raw_env._last_py, raw_env._step_py = raw_env.last, raw_env.step
+# last(), step() and reset() as the compiled core's descriptors where it is loaded (their
+# Python definitions stay as _last_py, _step_py and _reset_py: the reference, and what the
+# core falls back on)
+raw_env._last_py, raw_env._step_py, raw_env._reset_py = raw_env.last, raw_env.step, raw_env.reset
 CORE_STEPS = (CORE is not None and hasattr(CORE, "configure_aec") and CORE.numpy_api()
               and rules._core_apply is not None)
 if CORE_STEPS:
-    raw_env.last, raw_env.step = CORE.configure_aec(raw_env, tuple(SEATS), RESULT_FIELDS)
+    raw_env.last, raw_env.step, raw_env.reset = CORE.configure_aec(
+        raw_env, tuple(SEATS), RESULT_FIELDS,
+        (Episode, seeded_dealer, seeded_variant_deal, MAX_HANDS))
 
 
 def env(**kwargs) -> raw_env:

@@ -122,7 +122,7 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
                                     "widderkopf_env/_bind.c", "widderkopf_env/_scalar_hand.c",
                                     "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
                                     "widderkopf_env/_aec.c+numpy", "widderkopf_env/_aec_end.c",
-                                    "agents/_solver.c"])
+                                    "widderkopf_env/_aec_start.c", "agents/_solver.c"])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
     """The compiled core and the solver (which includes ``_core.h``) build clean under
     ``-Wall -Wextra -Werror`` (C99, optimised); ``_aec.c`` with numpy's headers (as

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -138,6 +139,115 @@ def test_a_subclass_with_its_own_observe_keeps_working():
     env = Mine()
     env.reset(seed=1)
     assert env.last()[0] == {"mine": env.agent_selection}
+
+
+def _same_reset(fast, slow):
+    _same_state(fast, slow)
+    # the same attributes, set in the same order (but last()'s cache of its dicts in C)
+    assert [k for k in vars(fast) if k != "_recent_obs"] == list(vars(slow))
+    assert fast.np_random.bit_generator.state == slow.np_random.bit_generator.state
+    assert fast.game.seed == slow.game.seed and fast.game.deals == slow.game.deals
+    assert fast._episode.over == slow._episode.over and fast._episode._hands == 0
+
+
+@pytest.mark.parametrize("variant", sorted(w.VARIANTS))
+@pytest.mark.parametrize("num_hands", [1, 4])
+def test_compiled_reset_equals_the_python_one(variant, num_hands):
+    """``reset()`` with no seed and no options (``_aec_start.c``) starts the match that
+    ``raw_env._reset_py`` starts from the same generator, mid-episode or not, in each form
+    of its arguments; any other reset runs in Python."""
+    assert type(aec_env.raw_env.reset).__name__ == "method_descriptor"
+    fast, slow = w.env(num_hands=num_hands, variant=variant), w.env(num_hands=num_hands,
+                                                                      variant=variant)
+    fast.reset(seed=17)
+    slow.reset(seed=17)
+    rng = random.Random(17)
+    forms = [((), {}), ((None,), {}), ((), {"seed": None}), ((), {"options": None}),
+             ((None, None), {}), ((None,), {"options": None}),
+             ((), {"options": None, "seed": None})]
+    for k in range(24):
+        args, kwargs = forms[k % len(forms)]
+        fast.reset(*args, **kwargs)
+        slow._reset_py()
+        _same_reset(fast, slow)
+        for _ in range(k % 5):  # a few moves before the next reset
+            obs, _, term, trunc, _ = fast.last()
+            legal = np.flatnonzero(obs["action_mask"])
+            action = None if term or trunc else int(legal[rng.randrange(len(legal))])
+            slow._has_updated = fast._has_updated = True
+            fast.step(action)
+            slow._step_py(action)
+    fast.reset(seed=5, options={"dealer": "player_1"})
+    slow._reset_py(seed=5, options={"dealer": "player_1"})
+    _same_reset(fast, slow)
+
+
+def test_a_reset_with_bad_arguments_fails_as_in_python():
+    env = w.env()
+    env.reset(seed=1)
+    for args, kwargs in [((None, None, None), {}), ((None,), {"seed": None}),
+                         ((), {"sed": None}), ((), {"seed": -1}), (("x",), {}),
+                         ((None, "deal"), {})]:
+        errors = []
+        for reset in (env.reset, env._reset_py):
+            with pytest.raises((TypeError, ValueError)) as caught, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                reset(*args, **kwargs)
+            errors.append((type(caught.value), str(caught.value)))
+        assert errors[0] == errors[1], (args, kwargs)
+
+    class Mine(aec_env.raw_env):
+        pass
+
+    mine, ref = Mine(num_hands=2), w.env(num_hands=2)
+    mine.reset(seed=4)
+    ref.reset(seed=4)
+    mine.reset()  # a subclass: the Python reset
+    ref._reset_py()
+    assert mine.game.state_dict() == ref.game.state_dict()
+
+
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8])
+def test_an_observation_still_held_is_never_written_again(obs_dtype):
+    """``last()`` may write a dropped observation's arrays again (``_aec.c``'s
+    ``obs_dict``); one that is still held (its dict, either array, a view of it) keeps what
+    it said, an array with a weak reference on it is left alone, and a dropped dict that was
+    altered is not handed out again."""
+    env = w.env(num_hands=2, obs_dtype=obs_dtype)
+    env.reset(seed=5)
+    rng = random.Random(5)
+    kept, weak = [], []
+    for k, _agent in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        assert set(obs) == {"observation", "action_mask"}
+        assert obs["observation"].flags.writeable and obs["action_mask"].flags.writeable
+        case = k % 7
+        if case == 0:
+            kept.append((obs, {key: a.copy() for key, a in obs.items()}))
+        elif case in (1, 2):
+            array = obs["observation" if case == 1 else "action_mask"]
+            kept.append((array, array.copy()))
+        elif case == 3:
+            view = obs["observation"][100:300]
+            kept.append((view, view.copy()))
+        elif case == 4:
+            weak.append((weakref.ref(obs["observation"]), obs["observation"].copy()))
+        elif case == 5:
+            obs["observation"].flags.writeable = False
+        elif case == 6:
+            obs["extra"] = 1
+        legal = np.flatnonzero(obs["action_mask"])
+        del obs
+        env.step(None if term or trunc else int(legal[rng.randrange(len(legal))]))
+        for ref, copy in weak:
+            assert ref() is None or np.array_equal(ref(), copy)
+    assert len(kept) > 30
+    for held, copy in kept:
+        if isinstance(held, dict):
+            for key in copy:
+                np.testing.assert_array_equal(held[key], copy[key])
+        else:
+            np.testing.assert_array_equal(held, copy)
 
 
 def _iterate(env, iterator, plan):

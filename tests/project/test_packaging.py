@@ -143,7 +143,8 @@ C_HEADERS_AND_PARTS = ("agents/_solver_search.h", "widderkopf_env/_core.h",
                        "widderkopf_env/_batch.h", "widderkopf_env/_scalar_hand.c",
                        "widderkopf_env/_slots.h", "widderkopf_env/_draw.h",
                        "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
-                       "widderkopf_env/_aec_end.c", "widderkopf_env/_aec.h")
+                       "widderkopf_env/_aec_end.c", "widderkopf_env/_aec_start.c",
+                       "widderkopf_env/_aec.h")
 
 
 @pytest.mark.parametrize("source", sorted(C_SOURCES))
