@@ -164,8 +164,10 @@ static int is_dead(PyObject *term, PyObject *trunc, PyObject *a) {
  * done here (the env's own class, plain dicts and list, the agent listed once and in every
  * dict): 1 where it is not, with nothing changed (Python then runs); 0 done, -1 error. */
 int wk_dead_step(PyObject *env, PyObject *d) {
-    PyObject *names[5] = {wk_n.terminations, wk_n.truncations, wk_n.rewards, wk_n.cumulative, wk_n.infos};
-    PyObject *dicts[5], *agents = wk_attr(d, wk_n.agents), *agent = wk_attr(d, wk_n.agent_selection);
+    PyObject *names[5] = {wk_n.terminations, wk_n.truncations, wk_n.rewards, wk_n.cumulative,
+                          wk_n.infos};
+    PyObject *dicts[5], *agents = wk_attr(d, wk_n.agents);
+    PyObject *agent = wk_attr(d, wk_n.agent_selection);
     PyObject *episode = wk_attr(d, wk_n.episode), *next = NULL;
     if (Py_TYPE(env) != wk_env_type || wk_attr(d, wk_n.over) != Py_True || episode == NULL
         || episode == Py_None || agent == NULL || agents == NULL || !PyList_CheckExact(agents))
