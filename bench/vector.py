@@ -109,6 +109,7 @@ def ppo_steps_per_second(native: bool, n_envs: int, steps: int) -> float:
     import gymnasium
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import widderkopf_env  # noqa: F401  (registers Widderkopf-v0)
@@ -121,6 +122,7 @@ def ppo_steps_per_second(native: bool, n_envs: int, steps: int) -> float:
         env = DummyVecEnv([lambda: gymnasium.make("Widderkopf-v0", opponent="random",
                                                   disable_env_checker=True)] * n_envs)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=1024, seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a temp folder
     start = time.perf_counter()
     model.learn(steps)
     return model.num_timesteps / (time.perf_counter() - start)

@@ -118,3 +118,13 @@ def plays_legal_moves(agent, games: int) -> None:
             a = (agent if p == seed % 2 else h).act(game.view(p))
             assert a in game.legal_actions()
             game.apply(a)
+
+
+def quiet(model):
+    """``model`` (a Stable-Baselines3 algorithm) with a logger that writes nowhere: SB3's
+    default makes an empty ``SB3-<date>`` folder in the temp directory at every
+    ``learn()``."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model

@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import quiet
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 from pettingzoo.utils import BaseWrapper, wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
@@ -128,8 +129,9 @@ def test_sb3_action_mask_tutorial_through_pettingzoo_make():
     env = SB3ActionMaskWrapper(pettingzoo.make("aec", "Widderkopf-v0"))
     env.reset(seed=0)
     env = ActionMasker(env, lambda e: e.action_mask())
-    model = sb3_contrib.MaskablePPO(MaskableActorCriticPolicy, env, n_steps=64, batch_size=32,
-                                    n_epochs=1, policy_kwargs={"net_arch": [32]}, seed=0)
+    model = quiet(sb3_contrib.MaskablePPO(MaskableActorCriticPolicy, env, n_steps=64,
+                                          batch_size=32, n_epochs=1,
+                                          policy_kwargs={"net_arch": [32]}, seed=0))
     model.learn(total_timesteps=64)
 
     # the tutorial's evaluation: the model against a random agent, both through last()

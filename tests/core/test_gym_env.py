@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import quiet
 
 import widderkopf_env
 from widderkopf_env import IllegalActionError, WidderkopfEnv
@@ -264,8 +265,8 @@ def _ppo(venv):
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0,
-                        device="cpu", policy_kwargs={"net_arch": [32]})
+    model = quiet(MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1,
+                              seed=0, device="cpu", policy_kwargs={"net_arch": [32]}))
     model.learn(total_timesteps=256)
     obs = venv.reset()
     masks = np.stack(venv.env_method("action_masks"))

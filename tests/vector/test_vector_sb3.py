@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from helpers import quiet  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
@@ -53,8 +54,8 @@ def test_maskable_ppo_learns_a_few_thousand_steps(one_torch_thread, obs_dtype):
     env = VecMonitor(WidderkopfSB3VecEnv(64, opponent="random", reward_shaping=True,
                                          obs_dtype=obs_dtype))
     assert env.observation_space.dtype == obs_dtype
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=1024, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [32]}, device="cpu")
+    model = quiet(MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=1024, n_epochs=1,
+                              seed=0, policy_kwargs={"net_arch": [32]}, device="cpu"))
     model.learn(2 * 32 * 64)  # two rollouts of 2048 steps, two updates
     assert model.num_timesteps == 2 * 32 * 64
     assert len(model.ep_info_buffer) > 50  # whole episodes went through VecMonitor
