@@ -160,11 +160,16 @@ static int unheld_array(PyObject *a, PyArray_Descr *descr, npy_intp n) {
                                    | NPY_ARRAY_ALIGNED);
 }
 
-/* 1: c is a dict that only the env holds, of two arrays as last() made them */
-static int unheld_dict(PyObject *c, int compact) {
+/* 1: c is a dict that only the env holds, of two arrays as last() made them (their data:
+ * obs, mask) */
+static int unheld_dict(PyObject *c, int compact, void **obs, void **mask) {
     if (!PyDict_CheckExact(c) || Py_REFCNT(c) != 1 || PyDict_GET_SIZE(c) != 2) return 0;
     PyObject *o = PyDict_GetItem(c, wk_n.observation), *m = PyDict_GetItem(c, wk_n.action_mask);
-    return unheld_array(o, compact ? u8 : f32, WK_OBS_SIZE) && unheld_array(m, i8, WK_ACTIONS);
+    if (!unheld_array(o, compact ? u8 : f32, WK_OBS_SIZE) || !unheld_array(m, i8, WK_ACTIONS))
+        return 0;
+    *obs = PyArray_DATA((PyArrayObject *)o);
+    *mask = PyArray_DATA((PyArrayObject *)m);
+    return 1;
 }
 
 /* recent (a list of two) with obs last: moved there (k: its index) or put there (k: -1),
@@ -186,15 +191,14 @@ static PyObject *obs_dict(PyObject *d, PyObject *game, long long p, int over, in
         recent = NULL;  /* not ours: left alone */
     for (Py_ssize_t k = 0; recent != NULL && k < 2; k++) {
         PyObject *c = PyList_GET_ITEM(recent, k);
-        if (!unheld_dict(c, compact)) continue;
+        void *o, *m;
+        if (!unheld_dict(c, compact, &o, &m)) continue;
         wk_one g;
         int got = wk_read_game(game, p, over, &g);
         if (got != 0) {
             if (got < 0) return NULL;
             break;  /* not a Game: two_arrays */
         }
-        void *o = PyArray_DATA((PyArrayObject *)PyDict_GetItem(c, wk_n.observation));
-        void *m = PyArray_DATA((PyArrayObject *)PyDict_GetItem(c, wk_n.action_mask));
         if (wk_write_one(&g, p, over, compact ? NULL : (float *)o, compact ? (uint8_t *)o : NULL,
                          (int8_t *)m) != 0)
             return NULL;

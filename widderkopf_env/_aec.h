@@ -38,6 +38,14 @@ static inline PyObject *wk_attr(PyObject *d, PyObject *name) {  /* borrowed, NUL
     return PyDict_GetItemWithError(d, name);
 }
 
+/* a new dict {SEATS[0]: a, SEATS[1]: b} (NULL with the error set) */
+static inline PyObject *wk_pair(PyObject *a, PyObject *b) {
+    PyObject *d = PyDict_New();
+    if (d != NULL && (PyDict_SetItem(d, wk_seats[0], a) || PyDict_SetItem(d, wk_seats[1], b)))
+        Py_CLEAR(d);
+    return d;
+}
+
 /* episode.game, a new reference (NULL with the error set), read from its slot where it is
  * an Episode */
 static inline PyObject *wk_episode_game(PyObject *episode) {

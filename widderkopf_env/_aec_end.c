@@ -118,8 +118,7 @@ PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *g
     }
     err = err || clean < 0 || pay(d, (double)(winner == 0 ? value : -value))
         || (info = hand_info(result)) == NULL || (other = PyDict_Copy(info)) == NULL
-        || (infos = PyDict_New()) == NULL || PyDict_SetItem(infos, wk_seats[0], info)
-        || PyDict_SetItem(infos, wk_seats[1], other) || PyDict_SetItem(d, wk_n.infos, infos);
+        || (infos = wk_pair(info, other)) == NULL || PyDict_SetItem(d, wk_n.infos, infos);
     if (!err && cur != Py_None) {
         next = cur == NULL ? -1 : PyLong_AsLongLong(cur);
         if (next != 0 && next != 1) {
@@ -130,7 +129,7 @@ PyObject *wk_hand_end(PyObject *env, PyObject *d, PyObject *episode, PyObject *g
             err = PyDict_SetItem(d, wk_n.agent_selection, wk_seats[next]);
         }
     } else if (!err) {  /* the match is over */
-        PyObject *flags = Py_BuildValue("{OOOO}", wk_seats[0], Py_True, wk_seats[1], Py_True);
+        PyObject *flags = wk_pair(Py_True, Py_True);
         int mover = wk_seat_of(agent);
         err = flags == NULL || mover < 0 || PyDict_SetItem(d, wk_n.over, Py_True)
             || PyDict_SetItem(d, wk_n.terminations, flags)

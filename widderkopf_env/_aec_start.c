@@ -197,14 +197,6 @@ static PyObject *new_game(PyObject *rng, PyObject *num_hands, PyObject *variant)
     return game;
 }
 
-/* {"player_0": a, "player_1": b} */
-static PyObject *pair(PyObject *a, PyObject *b) {
-    PyObject *d = PyDict_New();
-    if (d != NULL && (PyDict_SetItem(d, wk_seats[0], a) || PyDict_SetItem(d, wk_seats[1], b)))
-        Py_CLEAR(d);
-    return d;
-}
-
 /* raw_env.reset(seed=None, options=None): with no seed and no options, on the env's own
  * class after a first reset (its generator made), here; anything else in _reset_py */
 static PyObject *aec_reset(PyObject *env, PyObject *const *args, size_t nargsf,
@@ -239,9 +231,9 @@ static PyObject *aec_reset(PyObject *env, PyObject *const *args, size_t nargsf,
         && (current == 0 || current == 1)) {
         PyObject *infos[2] = {PyDict_New(), PyDict_New()};
         PyObject *value[8] = {
-            episode, PyList_New(2), pair(wk_zero, wk_zero), pair(wk_zero, wk_zero),
-            pair(Py_False, Py_False), pair(Py_False, Py_False),
-            infos[0] && infos[1] ? pair(infos[0], infos[1]) : NULL, wk_seats[current]};
+            episode, PyList_New(2), wk_pair(wk_zero, wk_zero), wk_pair(wk_zero, wk_zero),
+            wk_pair(Py_False, Py_False), wk_pair(Py_False, Py_False),
+            infos[0] && infos[1] ? wk_pair(infos[0], infos[1]) : NULL, wk_seats[current]};
         PyObject *name[8] = {wk_n.episode, wk_n.agents, wk_n.rewards, wk_n.cumulative,
                              wk_n.terminations, wk_n.truncations, wk_n.infos,
                              wk_n.agent_selection};
