@@ -7,7 +7,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -129,13 +128,13 @@ int wk_aec_start_configure(PyObject *parts) {
         return -1;
     PyObject *slot = PyType_Check(episode)
         ? PyDict_GetItemWithError(((PyTypeObject *)episode)->tp_dict, wk_n.game) : NULL;
-    if (slot == NULL || !Py_IS_TYPE(slot, &PyMemberDescr_Type)
-        || ((PyMemberDescrObject *)slot)->d_member->type != T_OBJECT_EX) {
+    Py_ssize_t at = wk_member_offset(slot);
+    if (at < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "configure_aec: Episode has no slot game");
         return -1;
     }
-    wk_episode_game_at = ((PyMemberDescrObject *)slot)->d_member->offset;
+    wk_episode_game_at = at;
     Py_XSETREF(wk_episode_type, (PyTypeObject *)Py_NewRef(episode));
     Py_XSETREF(seeded_dealer, Py_NewRef(dealer));
     Py_XSETREF(seeded_deal, Py_NewRef(deal));

@@ -12,7 +12,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 #include <stdint.h>
 
 #include "_core.h"
@@ -23,7 +22,7 @@ const wk_rules *wk_get_rules(void);
 const char *const wk_slot_name[N_SLOTS] = { SLOT_LIST(AS_NAME) };
 Py_ssize_t wk_slot_offset[N_SLOTS];
 PyTypeObject *wk_game_type = NULL;
-static PyObject *s_reject, *s_tricks, *s_apply_py;
+static PyObject *s_reject, *s_apply_py;
 
 /* ---- the rules on a Game ----------------------------------------------------------------- */
 
@@ -208,11 +207,13 @@ static int play_card(PyObject *game, long long p, long long card) {
     if (lead_pile >= 0 && turn_over(game, lead_pile)) return -1;
     if (pile >= 0 && turn_over(game, pile)) return -1;
     if (set_long(game, S_LEAD, -1) || set_long(game, S_LEAD_PILE, -1)) return -1;
-    PyObject *variant = SLOT(game, S_VARIANT), *n_obj;
-    if (variant == NULL || (n_obj = PyObject_GetAttr(variant, s_tricks)) == NULL) return -1;
-    long long n = PyLong_AsLongLong(n_obj);
-    Py_DECREF(n_obj);
-    if (n == -1 && PyErr_Occurred()) return -1;
+    PyObject *variant = SLOT(game, S_VARIANT);
+    long long n;
+    if (variant == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "variant");
+        return -1;
+    }
+    if (wk_variant_tricks(variant, &n)) return -1;
     if (PyList_GET_SIZE(tricks) == n) {
         return wk_game_finish_hand(game);
     }
@@ -348,16 +349,13 @@ static PyObject *configure_game(PyObject *self, PyObject *args) {
     Py_CLEAR(wk_game_type);
     for (int k = 0; k < N_SLOTS; k++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, wk_slot_name[k]);
-        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
-            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+        if ((wk_slot_offset[k] = wk_member_offset(descr)) < 0) {
             PyErr_Format(PyExc_ValueError, "configure_game: Game has no slot %s",
                          wk_slot_name[k]);
             return NULL;
         }
-        wk_slot_offset[k] = ((PyMemberDescrObject *)descr)->d_member->offset;
     }
     if ((s_reject == NULL && (s_reject = PyUnicode_InternFromString("_reject")) == NULL)
-        || (s_tricks == NULL && (s_tricks = PyUnicode_InternFromString("tricks")) == NULL)
         || (s_apply_py == NULL && (s_apply_py = PyUnicode_InternFromString("_apply_py")) == NULL))
         return NULL;
     if (wk_scalar_hand_init() || wk_configure_result(result_type, result_fields)) return NULL;

@@ -5,7 +5,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -16,13 +15,13 @@ const wk_rules *wk_get_rules(void);
 const wk_layout *wk_get_layout(void);
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-static PyObject *s_deck, *s_spitzer, *s_win, *s_schneider, *s_total, *s_start_hand,
-    *s_finish_hand;
+static PyObject *s_deck, *s_spitzer, *s_win, *s_schneider, *s_total, *s_tricks,
+    *s_start_hand, *s_finish_hand;
 /* the numbers of the variant last read (a Variant is frozen: read once) */
 static struct {
     PyObject *variant;
     uint64_t deck;
-    long long spitzer, win, schneider, total;
+    long long spitzer, win, schneider, total, tricks;
 } vc;
 /* configure_game's HandResult and the offsets of its slots, in RESULT_FIELDS' order */
 static PyTypeObject *result_type;
@@ -33,7 +32,7 @@ int wk_scalar_hand_init(void) {
     wk_init_tables();
     struct { PyObject **var; const char *text; } names[] = {
         {&s_deck, "deck"}, {&s_spitzer, "spitzer"}, {&s_win, "win_points"},
-        {&s_schneider, "schneider_points"}, {&s_total, "total_points"},
+        {&s_schneider, "schneider_points"}, {&s_total, "total_points"}, {&s_tricks, "tricks"},
         {&s_start_hand, "_start_hand"}, {&s_finish_hand, "_finish_hand"}};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (*names[k].var == NULL
@@ -207,14 +206,14 @@ static inline int item_cards(PyObject *list, Py_ssize_t i, uint64_t *out, int sl
     return -1;
 }
 
-/* vc: variant's deck and numbers; 0, -1 with the error set (a deck that is no card set),
- * 1 where variant lacks them (not a Variant) */
+/* vc: variant's deck, numbers and tricks per hand; 0, -1 with the error set (a deck that
+ * is no card set), 1 where variant lacks them (not a Variant) */
 static int variant_numbers(PyObject *variant) {
     if (variant == vc.variant) return 0;
-    PyObject *names[5] = {s_deck, s_spitzer, s_win, s_schneider, s_total};
-    long long num[4];
+    PyObject *names[6] = {s_deck, s_spitzer, s_win, s_schneider, s_total, s_tricks};
+    long long num[5];
     uint64_t deck = 0;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         PyObject *v = PyObject_GetAttr(variant, names[k]);
         if (v == NULL) {
             PyErr_Clear();
@@ -228,7 +227,20 @@ static int variant_numbers(PyObject *variant) {
     Py_XSETREF(vc.variant, Py_NewRef(variant));
     vc.deck = deck;
     vc.spitzer = num[0], vc.win = num[1], vc.schneider = num[2], vc.total = num[3];
+    vc.tricks = num[4];
     return 0;
+}
+
+int wk_variant_tricks(PyObject *variant, long long *n) {
+    int got = variant_numbers(variant);
+    if (got <= 0) {
+        *n = vc.tricks;
+        return got;
+    }
+    PyObject *v = PyObject_GetAttr(variant, s_tricks);  /* not a Variant: its attribute */
+    *n = v == NULL ? -1 : PyLong_AsLongLong(v);
+    Py_XDECREF(v);
+    return *n == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
 int wk_configure_result(PyObject *type, PyObject *names) {
@@ -236,18 +248,18 @@ int wk_configure_result(PyObject *type, PyObject *names) {
         PyErr_SetString(PyExc_TypeError, "configure_game: HandResult and its 13 field names");
         return -1;
     }
+    Py_ssize_t at[13];
     for (Py_ssize_t k = 0; k < 13; k++) {
         PyObject *descr = PyDict_GetItemWithError(((PyTypeObject *)type)->tp_dict,
                                                   PyTuple_GET_ITEM(names, k));
-        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
-            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+        if ((at[k] = wk_member_offset(descr)) < 0) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "configure_game: HandResult has no slot %R",
                              PyTuple_GET_ITEM(names, k));
             return -1;
         }
-        result_offset[k] = ((PyMemberDescrObject *)descr)->d_member->offset;
     }
+    memcpy(result_offset, at, sizeof(at));  /* all or nothing */
     Py_XSETREF(result_type, (PyTypeObject *)Py_NewRef(type));
     return 0;
 }

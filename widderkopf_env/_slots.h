@@ -6,6 +6,7 @@
 #define WK_SLOTS_H
 
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #if PY_VERSION_HEX < 0x030B0000
 #include <longintrepr.h>  /* PyLongObject's digits (Python.h includes it from 3.11) */
@@ -33,6 +34,15 @@ extern PyTypeObject *wk_game_type;           /* NULL until configure_game */
 #define SLOT(game, k) (*(PyObject **)((char *)(game) + wk_slot_offset[k]))
 
 /* ---- slots ---------------------------------------------------------------------------- */
+
+/* The offset of the object slot that descr (a class's attribute, or NULL) describes, or -1
+ * where it is no such member descriptor: how configure_game (Game's, HandResult's) and
+ * configure_aec (Episode's game) find the slots they read directly */
+static inline Py_ssize_t wk_member_offset(PyObject *descr) {
+    if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)) return -1;
+    PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+    return m->type == T_OBJECT_EX ? m->offset : -1;
+}
 
 /* An int's value as PyLong_AsLongLongAndOverflow gives it (-1 with *overflow set, or with
  * the error set), ints of one digit (and of two before 3.12) read in line: a Game's slots
@@ -155,7 +165,9 @@ PyObject *wk_game_apply_int(PyObject *game, PyObject *action);
 PyObject *wk_game_start_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int wk_scalar_hand_init(void);
-/* _scalar_hand.c: Game._finish_hand, and configure_game's HandResult for it */
+/* _scalar_hand.c: a variant's tricks per hand (read once per variant; 0, or -1 with the
+ * error set), Game._finish_hand, and configure_game's HandResult for it */
+int wk_variant_tricks(PyObject *variant, long long *n);
 int wk_game_finish_hand(PyObject *game);
 int wk_configure_result(PyObject *type, PyObject *names);
 
