@@ -7,10 +7,9 @@ RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
-# The compiled core (setup.py builds it into widderkopf_env/_speedups*.so).
-C_CORE := widderkopf_env/_speedups.c widderkopf_env/_batch.c widderkopf_env/_scalar.c widderkopf_env/_scalar_hand.c \
-	widderkopf_env/_deal.c widderkopf_env/_bind.c widderkopf_env/_pool.c widderkopf_env/_aec.c widderkopf_env/_core.h widderkopf_env/_batch.h \
-	widderkopf_env/_slots.h widderkopf_env/_draw.h
+# The C sources (setup.py builds them into src/widderkopf_env/_speedups*.so and
+# src/widderkopf_env/agents/_solver*.so): a change to any of them reinstalls.
+C_SOURCES := $(wildcard src/widderkopf_env/*.[ch] src/widderkopf_env/agents/*.[ch])
 # The engine, env and vector tests, run a second time on the pure-Python fallback
 # (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.
 PURE_TESTS := tests/vector tests/core/test_engine_rules.py tests/core/test_engine_api.py \
@@ -27,14 +26,14 @@ venv .venv: $(STAMP)
 # whereas an unpinned torch may pull gigabytes of CUDA packages.
 # The "torch>=2.1" in the train extra is then already satisfied. The editable install
 # also compiles the optional C accelerators (setup.py) when a C compiler is present.
-$(STAMP): pyproject.toml setup.py $(C_CORE) agents/_solver.c agents/_solver_search.h
+$(STAMP): pyproject.toml setup.py $(C_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install torch==2.13.0
 	$(VENV)/bin/pip install -e ".[train,dev,clients,render,docs,openspiel]"
 	touch $@
 
-$(RLLIB_STAMP): pyproject.toml setup.py $(C_CORE) agents/_solver.c agents/_solver_search.h
+$(RLLIB_STAMP): pyproject.toml setup.py $(C_SOURCES)
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0
@@ -93,5 +92,5 @@ dist: $(STAMP)
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
-	rm -f widderkopf_env/_speedups*.so widderkopf_env/_speedups*.pyd
-	rm -f agents/_solver*.so agents/_solver*.pyd
+	rm -f src/widderkopf_env/_speedups*.so src/widderkopf_env/_speedups*.pyd
+	rm -f src/widderkopf_env/agents/_solver*.so src/widderkopf_env/agents/_solver*.pyd

@@ -1,4 +1,4 @@
-"""Make the ladder's reference run, ``agents/ladder_reference.json``.
+"""Make the ladder's reference run, ``src/widderkopf_env/agents/ladder_reference.json``.
 
     nice python scripts/ladder_reference.py                       # the shipped file's settings
     python scripts/ladder_reference.py --pairs 100 --pimc-pairs 10 --out /tmp/ref.json  # quick
@@ -6,7 +6,7 @@
 A round robin among the baselines in the duplicate arena, played in the ladder's blocks of
 deals (so on the very deals a ``widderkopf-eval AGENT --ladder`` run meets), then a joint
 Elo fit with random = 0 and bootstrap intervals over deal pairs (see
-``agents/ladder.py``). The pairs of matchups with PIMC (about 3 CPU-seconds
+``src/widderkopf_env/agents/ladder.py``). The pairs of matchups with PIMC (about 3 CPU-seconds
 per pair) are set apart by ``--pimc-pairs``; PIMC vs random is left out unless
 ``--pimc-random`` is given: PIMC's rating comes from its matchups with the heuristic and
 PPO bots, which are themselves tied to random by thousands of pairs.

@@ -7,7 +7,7 @@ from pathlib import Path
 from widderkopf_env import Game, parse_card
 from widderkopf_env.cards import NUM_CARDS
 
-#: The repository root (README.md, pyproject.toml, agents/, train/, ...).
+#: The repository root (README.md, pyproject.toml, src/widderkopf_env/agents/, src/widderkopf_env/train/, ...).
 ROOT = Path(__file__).resolve().parent.parent
 
 

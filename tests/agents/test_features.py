@@ -1,4 +1,4 @@
-"""Card features of a view (agents/features.py): hand-worked values, and no leak (R8)."""
+"""Card features of a view (src/widderkopf_env/agents/features.py): hand-worked values, and no leak (R8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The network agent's card-value half (agents/net_agent.py): decisions, files, errors."""
+"""The network agent's card-value half (src/widderkopf_env/agents/net_agent.py): decisions, files, errors."""
 
 from __future__ import annotations
 

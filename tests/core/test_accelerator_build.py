@@ -1,4 +1,4 @@
-"""The optional C accelerator of the observation encoder (widderkopf_env/_speedups.c):
+"""The optional C accelerator of the observation encoder (src/widderkopf_env/_speedups.c):
 built where a C compiler is, ordinary arrays out, clear exceptions on bad input, the
 pure-Python fallback (forced, or for a build that does not fit the layout). That it
 gives the reference's arrays is checked in test_encoders_agree.py."""
@@ -117,12 +117,9 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
 
 
 
-@pytest.mark.parametrize("source", ["widderkopf_env/_speedups.c", "widderkopf_env/_batch.c",
-                                    "widderkopf_env/_scalar.c", "widderkopf_env/_deal.c",
-                                    "widderkopf_env/_bind.c", "widderkopf_env/_scalar_hand.c",
-                                    "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
-                                    "widderkopf_env/_aec.c+numpy", "widderkopf_env/_aec_end.c",
-                                    "widderkopf_env/_aec_start.c", "agents/_solver.c"])
+@pytest.mark.parametrize("source", ["_speedups.c", "_batch.c", "_scalar.c", "_deal.c", "_bind.c",
+                                    "_scalar_hand.c", "_pool.c", "_aec.c", "_aec.c+numpy",
+                                    "_aec_end.c", "_aec_start.c", "agents/_solver.c"])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
     """The compiled core and the solver (which includes ``_core.h``) build clean under
     ``-Wall -Wextra -Werror`` (C99, optimised); ``_aec.c`` with numpy's headers (as
@@ -133,12 +130,12 @@ def test_the_c_core_compiles_without_warnings(source, tmp_path):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no C compiler here")
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[2] / "src" / "widderkopf_env"
     source, _, extra = source.partition("+")
     flags = [f"-I{np.get_include()}", "-DWK_NUMPY=1"] if extra else []
     proc = subprocess.run(
         [compiler, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", *flags,
-         f"-I{sysconfig.get_paths()['include']}", f"-I{root / 'widderkopf_env'}", "-c",
+         f"-I{sysconfig.get_paths()['include']}", f"-I{root}", "-c",
          str(root / source),
          "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

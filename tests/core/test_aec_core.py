@@ -1,4 +1,4 @@
-"""The AEC env's compiled ``last()`` and ``step()`` (``widderkopf_env/_aec.c``) against their
+"""The AEC env's compiled ``last()`` and ``step()`` (``src/widderkopf_env/_aec.c``) against their
 Python definitions (``raw_env._last_py``, ``raw_env._step_py``): two envs dealt alike, one
 stepped through the class's methods and one through the Python ones, agree after every
 call on what ``last()`` returns and on every attribute PettingZoo users read.

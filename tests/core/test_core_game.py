@@ -2,7 +2,7 @@
 
 Two copies of every random match (every variant, one to three hands from tied and
 untied scores, escalating often) are driven side by side: one by ``Game.apply`` (the
-compiled core, ``widderkopf_env/_scalar.c``), one by ``Game._apply_py``. Before every
+compiled core, ``src/widderkopf_env/_scalar.c``), one by ``Game._apply_py``. Before every
 decision the legal sets are compared (``legal_actions`` and ``legal_mask`` in C, against
 ``Game._LEGAL``), and after it the whole state (``state_dict``:
 hands, piles, tricks, history, results, the deals of later hands) and both players'

@@ -1,4 +1,4 @@
-"""Seeds and worker counts shared by every layer (widderkopf_env/seeding.py)."""
+"""Seeds and worker counts shared by every layer (src/widderkopf_env/seeding.py)."""
 
 from __future__ import annotations
 

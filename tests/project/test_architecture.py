@@ -1,10 +1,10 @@
-"""The layers run one way: core (``widderkopf_env/``) <- agents (``agents/``, installed as
-``widderkopf_env.agents``) <- train (``train/``, installed as ``widderkopf_env.train``).
+"""The layers run one way: core (``src/widderkopf_env/``) <- agents (``src/widderkopf_env/agents/``, installed as
+``widderkopf_env.agents``) <- train (``src/widderkopf_env/train/``, installed as ``widderkopf_env.train``).
 
 The core never imports the bots or the training code (the registry names the shipped bots
 by import path, as strings), the bots never import the training code, no module of the
 whole package takes part in an import cycle, no module imports another's private names,
-no module is over 500 lines, and the core works with agents/ and train/ missing
+no module is over 500 lines, and the core works with src/widderkopf_env/agents/ and src/widderkopf_env/train/ missing
 altogether.
 """
 
@@ -19,17 +19,19 @@ import pytest
 from helpers import ROOT
 
 #: The folders of the package and the dotted names they install as.
-LAYERS = {"widderkopf_env": ROOT / "widderkopf_env", "widderkopf_env.agents": ROOT / "agents",
-          "widderkopf_env.train": ROOT / "train"}
+SRC = ROOT / "src"
+LAYERS = {"widderkopf_env": SRC / "widderkopf_env",
+          "widderkopf_env.agents": SRC / "widderkopf_env" / "agents",
+          "widderkopf_env.train": SRC / "widderkopf_env" / "train"}
 PACKAGE = LAYERS["widderkopf_env"]
 MAX_LINES = 500
 
 
 def module_name(path: Path) -> str:
-    """The dotted name ``path`` installs as (``agents/arena.py`` -> ``widderkopf_env.agents.arena``)."""
+    """The dotted name ``path`` installs as (``src/widderkopf_env/agents/arena.py`` ->
+    ``widderkopf_env.agents.arena``); the innermost layer that holds it names it."""
     for name, folder in sorted(LAYERS.items(), key=lambda kv: -len(kv[0])):
-        if path.is_relative_to(folder) and not (
-                name == "widderkopf_env" and path.is_relative_to(ROOT / "agents")):
+        if path.is_relative_to(folder):
             parts = path.relative_to(folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]

@@ -10,7 +10,7 @@ import re
 
 from helpers import ROOT
 
-PACKAGE = ("widderkopf_env", "agents", "train")
+PACKAGE = ("src",)
 USERS = PACKAGE + ("tests", "examples", "bench", "scripts", "docs")
 
 

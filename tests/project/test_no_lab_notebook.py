@@ -28,7 +28,7 @@ PHRASES = re.compile("|".join((
 )), re.IGNORECASE)
 
 #: The shipped files and those that build, benchmark or regenerate them.
-FOLDERS = ("widderkopf_env", "agents", "train", "bench", "scripts")
+FOLDERS = ("src", "bench", "scripts")
 TOP_FILES = ("setup.py", "pyproject.toml", "Makefile", "MANIFEST.in")
 SUFFIXES = {".py", ".c", ".json", ".toml", ".txt", ".cfg", ".sh", ".in"}
 

@@ -1,9 +1,8 @@
 """Packaging checks: what `python -m build` makes, and that the sdist installs without
 a C compiler.
 
-The bots and the training code live in the repository's top-level `agents/` and `train/`
-folders and install as `widderkopf_env.agents` and `widderkopf_env.train`, subpackages of
-the one top-level package. The fixture builds the
+The package lives in `src/widderkopf_env/` (the src layout); the bots and the training
+code are its subpackages `widderkopf_env.agents` and `widderkopf_env.train`. The fixture builds the
 sdist and, from it, the wheel, offline (no build isolation) from a copy of the repo; the
 tests inspect both archives, then install the sdist in a fresh virtual environment with
 no compiler to be found and play through its console script.
@@ -111,7 +110,6 @@ def test_only_widderkopf_env_at_top_level(wheel: BuiltWheel) -> None:
 
 def test_subpackages_are_mapped(wheel: BuiltWheel) -> None:
     assert "widderkopf_env/__init__.py" in wheel.names
-    # the top-level agents/ and train/ folders install inside the package
     assert "widderkopf_env/agents/__init__.py" in wheel.names
     assert "widderkopf_env/train/__init__.py" in wheel.names
     assert "widderkopf_env/train/rllib/__init__.py" in wheel.names
@@ -134,17 +132,14 @@ def test_console_scripts_declared(wheel: BuiltWheel) -> None:
 
 # the optional C accelerators (setup.py): the path of each source in the repository, and
 # the path of its compiled module (without the platform suffix) in the wheel
-C_SOURCES = {"widderkopf_env/_speedups.c": "widderkopf_env/_speedups",
-             "agents/_solver.c": "widderkopf_env/agents/_solver"}
+C_SOURCES = {"src/widderkopf_env/_speedups.c": "widderkopf_env/_speedups",
+             "src/widderkopf_env/agents/_solver.c": "widderkopf_env/agents/_solver"}
 # the other files the accelerators are compiled from (the sdist must hold them)
-C_HEADERS_AND_PARTS = ("agents/_solver_search.h", "widderkopf_env/_core.h",
-                       "widderkopf_env/_batch.c", "widderkopf_env/_scalar.c",
-                       "widderkopf_env/_deal.c", "widderkopf_env/_bind.c",
-                       "widderkopf_env/_batch.h", "widderkopf_env/_scalar_hand.c",
-                       "widderkopf_env/_slots.h", "widderkopf_env/_draw.h",
-                       "widderkopf_env/_pool.c", "widderkopf_env/_aec.c",
-                       "widderkopf_env/_aec_end.c", "widderkopf_env/_aec_start.c",
-                       "widderkopf_env/_aec.h")
+C_HEADERS_AND_PARTS = tuple(
+    f"src/widderkopf_env/{name}" for name in (
+        "agents/_solver_search.h", "_core.h", "_batch.c", "_scalar.c", "_deal.c", "_bind.c",
+        "_batch.h", "_scalar_hand.c", "_slots.h", "_draw.h", "_pool.c", "_aec.c",
+        "_aec_end.c", "_aec_start.c", "_aec.h"))
 
 
 @pytest.mark.parametrize("source", sorted(C_SOURCES))
@@ -281,11 +276,9 @@ def test_every_package_data_glob_matches_a_file() -> None:
     in its package's folder (a glob matching nothing promises data that is not there)."""
     text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     table = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
-    folders = dict(re.findall(r'^"([\w.]+)" = "([\w/]+)"$',
-                              text.split("[tool.setuptools.package-dir]", 1)[1], re.M))
     rows = re.findall(r'^"([\w.]+)" = \[(.*)\]$', table, re.M)
     assert rows, "no package-data rows found"
     for package, globs in rows:
-        folder = REPO_ROOT / folders.get(package, package.replace(".", "/"))
+        folder = REPO_ROOT / "src" / package.replace(".", "/")
         for glob in re.findall(r'"([^"]+)"', globs):
             assert list(folder.glob(glob)), f"package-data {package}: {glob!r} matches no file"

@@ -1,4 +1,4 @@
-"""Crash-safe checkpoints (train/checkpoints.py): atomic writes, checksums,
+"""Crash-safe checkpoints (src/widderkopf_env/train/checkpoints.py): atomic writes, checksums,
 resume from the newest checkpoint that verifies, and no silent restart over a run."""
 
 from __future__ import annotations

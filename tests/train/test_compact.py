@@ -1,4 +1,4 @@
-"""Compact rows (train/compact.py): flags as bits, other columns as codes into each column's
+"""Compact rows (src/widderkopf_env/train/compact.py): flags as bits, other columns as codes into each column's
 values, read back bit for bit; bad rows refused with the reason, the rows already put kept."""
 
 from __future__ import annotations

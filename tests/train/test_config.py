@@ -1,4 +1,4 @@
-"""widderkopf-train's settings declared once (train/config.py): the parser, the saved
+"""widderkopf-train's settings declared once (src/widderkopf_env/train/config.py): the parser, the saved
 config.json's checks and the docs' defaults table all come from TrainConfig."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_a_saved_config_round_trips_and_names_missing_and_unknown_keys():
 
 
 def test_config_does_not_import_the_trainer():
-    tree = ast.parse((ROOT / "train" / "config.py").read_text())
+    tree = ast.parse((ROOT / "src" / "widderkopf_env" / "train" / "config.py").read_text())
     imported = {node.module for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) and node.module}
     assert not any(m.endswith("ppo") for m in imported), imported

@@ -1,4 +1,4 @@
-"""The one torch fit loop (train/fit.py): minibatches, early stopping, the best epoch kept."""
+"""The one torch fit loop (src/widderkopf_env/train/fit.py): minibatches, early stopping, the best epoch kept."""
 
 from __future__ import annotations
 

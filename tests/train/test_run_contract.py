@@ -1,4 +1,4 @@
-"""The run contract (train/run_folder.py): a delete touches only what a run wrote, the
+"""The run contract (src/widderkopf_env/train/run_folder.py): a delete touches only what a run wrote, the
 lock never follows a link nor truncates a file it did not make, and a redone stage
 rebuilds the data it cannot verify (issue 38)."""
 

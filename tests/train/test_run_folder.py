@@ -1,4 +1,4 @@
-"""A run folder (train/run_folder.py, train/ppo.py): one process at a time, nothing
+"""A run folder (src/widderkopf_env/train/run_folder.py, src/widderkopf_env/train/ppo.py): one process at a time, nothing
 written before every check passed, every refusal one line with exit status 2 and the
 folder as it was, and no crash on --resume of a folder in any state."""
 
@@ -25,7 +25,7 @@ from widderkopf_env.train import checkpoints  # noqa: E402
 from widderkopf_env.train.callbacks import TrainingRun  # noqa: E402
 from widderkopf_env.train.ppo import main  # noqa: E402
 
-LOCK_NAME = ".widderkopf-train.lock"  # train/run_folder.py
+LOCK_NAME = ".widderkopf-train.lock"  # src/widderkopf_env/train/run_folder.py
 
 TINY = ["--net-arch", "8", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
         "--epochs", "1", "--eval-every", "64", "--eval-pairs", "2", "--workers", "1",

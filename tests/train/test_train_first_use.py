@@ -1,4 +1,4 @@
-"""A short first run (train/ppo.py): evaluation in proportion to the run, the same model
+"""A short first run (src/widderkopf_env/train/ppo.py): evaluation in proportion to the run, the same model
 never evaluated twice, a summary whose times add up, a progress bar that ends at its
 total, and evaluations that say they let the learner crack."""
 

@@ -1,4 +1,4 @@
-"""The card-value fit's compact rows (train/value_fit.py): read shard by shard, the same
+"""The card-value fit's compact rows (src/widderkopf_env/train/value_fit.py): read shard by shard, the same
 inputs and targets as the float32 arrays give (bit for bit, any rows), the same fit."""
 
 from __future__ import annotations
