@@ -2,9 +2,8 @@
 
 ``num_threads`` must not change a single number of a trajectory; ``obs_dtype=np.uint8``
 must give exactly :func:`~widderkopf_env.observation.to_compact` of the float32
-observations (final observations included); the observation and mask arrays are the
-env's own, rewritten by every step (the documented copy rule), while ``final_obs`` rows
-stay as returned.
+observations (final observations included). The copy rule (fresh arrays by default, the
+env's own buffers with ``copy=False``): ``test_vector_copies.py``.
 """
 
 from __future__ import annotations
@@ -109,16 +108,6 @@ def test_the_compact_space_says_what_it_holds():
     assert space.low.min() == 0 and space.high.max() == 255
     obs, _ = env.reset(seed=1)
     assert obs.dtype == np.uint8 and env.observation_space.contains(obs)
-
-
-def test_observations_and_masks_are_written_in_place():
-    env = WidderkopfVectorEnv(8, opponent="self")
-    obs, info = env.reset(seed=2)
-    kept = obs.copy()
-    mask = info["action_mask"]
-    obs2, _, _, _, info2 = env.step(mask.argmax(1))
-    assert obs2 is obs and info2["action_mask"] is mask  # the same buffers, rewritten
-    assert not np.array_equal(obs2, kept)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 65, 1.5, True, "2"])

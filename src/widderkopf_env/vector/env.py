@@ -12,10 +12,13 @@ gives the compact form, ``Box(0, 255, (N, 540), uint8)``: the 0/1 entries stay 0
 the nine scaled numbers ``x`` are written as ``round(x * 255)``
 (:func:`~widderkopf_env.observation.to_compact`), a quarter of the bytes.
 
-Buffers: the observations and ``info["action_mask"]`` are written in place, into two
-arrays the env allocates once: each ``step`` and ``reset`` overwrites the arrays the
-previous one returned. Copy them (``obs.copy()``) to keep them across steps (the SB3
-wrapper does). ``info["final_obs"]`` rows are fresh arrays.
+Copies (Gymnasium's ``copy`` convention, as in its ``SyncVectorEnv``): with
+``copy=True`` (the default) every ``reset`` and ``step`` returns fresh arrays, so a
+replay buffer may keep them. ``copy=False`` is the fast path: the observations and
+``info["action_mask"]`` are then written in place into two arrays the env allocates
+once, and each ``step`` and ``reset`` overwrites the arrays the previous one returned
+(copy what you keep). Rewards, terminations, truncations, the other info arrays and
+``info["final_obs"]`` rows are fresh arrays either way.
 
 Threads: ``num_threads`` (default 1) splits the batch over that many threads inside
 each step where the compiled core runs (:data:`~widderkopf_env.vector.engine.ACCELERATED`;
@@ -141,7 +144,7 @@ class WidderkopfVectorEnv(VectorEnv):
                  num_hands: int = 1, reward_shaping: bool = False,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
                  render_mode: str | None = None, variant=None, num_threads: int = 1,
-                 obs_dtype=np.float32):
+                 obs_dtype=np.float32, copy: bool = True):
         settings = Settings(num_hands, reward_shaping, illegal_action, illegal_reward, variant)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or not 1 <= num_envs <= MAX_NUM_ENVS:
@@ -160,6 +163,9 @@ class WidderkopfVectorEnv(VectorEnv):
             raise ValueError(f"num_threads must be an int in 1..{MAX_THREADS}, got "
                              f"{num_threads!r}")
         self.num_threads = int(num_threads)
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be True or False, got {copy!r}")
+        self.copy = copy  # fresh arrays from reset and step (else the env's own buffers)
         self.single_observation_space = observation_space(self.obs_dtype)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
@@ -180,7 +186,7 @@ class WidderkopfVectorEnv(VectorEnv):
         self.seat = np.zeros(n, np.int64)
         self._ledger = VecRewardLedger(n, reward_shaping)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
-        self._obs = np.zeros((n, OBS_SIZE), self.obs_dtype)  # written in place (Buffers)
+        self._obs = np.zeros((n, OBS_SIZE), self.obs_dtype)  # written in place (Copies)
         self._fused = FusedStep(n, self.obs_dtype) if self.self_play and \
             self.game.accelerated else None
         self._started = False
@@ -296,8 +302,8 @@ class WidderkopfVectorEnv(VectorEnv):
                                self._info_key, self.num_envs)
             self._deals.unseed(moved.ended)
         info = self._info(np.maximum(g.current, 0))
-        return (self._obs, moved.reward, moved.terminated, np.zeros(self.num_envs, bool),
-                merge(info, step_info, moved.terminated, final))
+        return (self._out(self._obs), moved.reward, moved.terminated,
+                np.zeros(self.num_envs, bool), merge(info, step_info, moved.terminated, final))
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the current observations: (N, 42) int8, 1 = legal."""
@@ -457,10 +463,15 @@ class WidderkopfVectorEnv(VectorEnv):
         viewer = np.maximum(g.current, 0) if self.self_play else self.seat
         obs, self._mask = encode(g, g.all, viewer, out=self._obs, mask_out=self._mask,
                                  dtype=self.obs_dtype)
-        return obs, self._info(viewer)
+        return self._out(obs), self._info(viewer)
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        """``array`` (one of the env's buffers) as returned: a copy unless ``copy=False``."""
+        return array.copy() if self.copy else array
 
     def _info(self, viewer) -> dict:
-        info = {"action_mask": self._mask, "_action_mask": np.ones(self.num_envs, bool)}
+        info = {"action_mask": self._out(self._mask),
+                "_action_mask": np.ones(self.num_envs, bool)}
         key = self._info_key
         info[key], info["_" + key] = viewer.copy(), info["_action_mask"]
         return info

@@ -15,7 +15,15 @@ one (42,) int8 mask per sub-env::
 
 ``seed(s)`` (or SB3's ``set_random_seed``) then ``reset()`` is the vector env's
 ``reset(seed=s)``: sub-env ``i`` gets the match of ``Game.new(seed=s + i)``, and every
-later episode is dealt from a generator seeded with ``s``. The env has no per-sub-env Python
+later episode is dealt from a generator seeded with ``s``.
+
+Copies: ``reset`` and ``step_wait`` always return fresh observation arrays, as SB3's own
+``DummyVecEnv`` does: SB3's rollout stores the previous observation after the next
+``step`` has returned, so a buffer rewritten in place would be stored as the new one. The
+wrapped vector env runs with ``copy=False`` and this wrapper copies once; it takes no
+``copy`` argument.
+
+The env has no per-sub-env Python
 objects: ``get_attr`` and ``env_method`` serve the vector env's attributes and methods
 (``action_masks`` per sub-env, anything else called once and returned for each index).
 """
@@ -36,7 +44,10 @@ class WidderkopfSB3VecEnv(VecEnv):
     :class:`~widderkopf_env.vector.WidderkopfVectorEnv`."""
 
     def __init__(self, num_envs: int, **kwargs):
-        self.venv = WidderkopfVectorEnv(num_envs, **kwargs)
+        if "copy" in kwargs:
+            raise TypeError("WidderkopfSB3VecEnv takes no copy argument: it always returns "
+                            "fresh arrays, which SB3's rollouts need")
+        self.venv = WidderkopfVectorEnv(num_envs, copy=False, **kwargs)
         super().__init__(num_envs, self.venv.single_observation_space,
                          self.venv.single_action_space)
         self._actions = None
@@ -46,7 +57,7 @@ class WidderkopfSB3VecEnv(VecEnv):
         if seeds is not None and seeds == [seeds[0] + i for i in range(self.num_envs)]:
             seeds = seeds[0]  # what seed(s) sets: the vector env's reset(seed=s)
         obs, _ = self.venv.reset(seed=seeds)
-        obs = obs.copy()  # the vector env reuses its buffer; SB3 keeps the last obs
+        obs = obs.copy()  # the vector env's buffer (copy=False): SB3 keeps the last obs
         self._reset_seeds()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
@@ -56,7 +67,7 @@ class WidderkopfSB3VecEnv(VecEnv):
 
     def step_wait(self):
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
-        obs = obs.copy()  # SB3 stores the previous obs after this step returns
+        obs = obs.copy()  # the vector env's buffer: SB3 stores the previous obs later
         dones = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
         if dones.any():
