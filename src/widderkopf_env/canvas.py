@@ -155,6 +155,15 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str):
     return mask, (left, top)
 
 
+def text_box(t: Text) -> tuple[int, int, int, int]:
+    """The box ``(left, top, right, bottom)`` that :func:`to_rgb` paints text ``t`` in,
+    in pixels of the picture (needs Pillow)."""
+    left, top, right, bottom = _font(round(t.size), t.bold).getbbox(
+        t.text, anchor=_ANCHORS[t.anchor])
+    x, y = round(t.x), round(t.y)
+    return x + left, y + top, x + right, y + bottom
+
+
 @lru_cache(maxsize=64)
 def _rgb(colour: str) -> tuple:
     from PIL import ImageColor

@@ -15,7 +15,12 @@ strawman piles (a face-up card on a face-down back), the open trick (or the tric
 completed, with its winner) and the one before, tricks and card points captured, the
 discards, trump, crack level, match score, dealer and whose turn it is; the acting
 player's legal cards are outlined in gold where that player's hand is shown, and trumps
-carry a gold band once trumps are named.
+carry a gold band once trumps are named. The players are named ``player_0`` and
+``player_1`` unless the caller gives other names (the browser table: "you" and "bot").
+
+The header's texts stand in fixed columns wide enough for their longest text (the match
+score stands in the right panel, between the two players' captures), so they never run
+into each other: :func:`header_texts` lists them for the tests that check it.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ class Seat:
     """One player's side of the table as the picture shows it."""
 
     player: int
-    label: str  #: ``player_0`` or ``player_0 (you)``
+    label: str  #: ``player_0``, ``player_0 (you)`` or the name given
     hand: tuple | None  #: card ids shown face up, or None when the hand is hidden
     hand_size: int
     piles: tuple  #: per pile ``(top card or -1, has a face-down card)``
@@ -74,6 +79,7 @@ class Table:
     leader: int
     tricks: tuple
     last_result: object
+    names: tuple = ("player_0", "player_1")  #: the players' names, by player
 
 
 def _seat(view, player: int, shown, label: str) -> Seat:
@@ -92,25 +98,31 @@ def _seat(view, player: int, shown, label: str) -> Seat:
         trick_points=view.trick_points[player], legal=legal)
 
 
-def table_of_view(view, spectator_views=None) -> Table:
+def table_of_view(view, spectator_views=None, names=None) -> Table:
     """The table as player ``view.player`` sees it; with ``spectator_views`` (both
-    players' views, by player) the spectator's table, player_0 at the bottom."""
+    players' views, by player) the spectator's table, player_0 at the bottom. ``names``
+    (two strings, by player) replaces ``player_0`` and ``player_1`` in every text; without
+    it the viewer's own seat reads ``player_0 (you)``."""
+    given = names is not None
+    names = tuple(names) if given else ("player_0", "player_1")
+    if len(names) != 2 or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"names must be two non-empty strings (by player), got {names!r}")
     if spectator_views is not None:
         views = tuple(spectator_views)
-        seats = [_seat(views[p], p, views[p], f"player_{p}") for p in (0, 1)]
+        seats = [_seat(views[p], p, views[p], names[p]) for p in (0, 1)]
         perspective, bottom, top = None, seats[0], seats[1]
     else:
         me, o = view.player, view.opponent
         perspective = me
-        bottom = _seat(view, me, view, f"player_{me} (you)")
-        top = _seat(view, o, None, f"player_{o}")
+        bottom = _seat(view, me, view, names[me] if given else f"{names[me]} (you)")
+        top = _seat(view, o, None, names[o])
         views = (view,)
     v = views[0]
     return Table(perspective=perspective, bottom=bottom, top=top, phase=v.phase,
                  current=v.current, hand_no=v.hand_no, num_hands=v.num_hands,
                  scores=v.scores, dealer=v.dealer, chooser=v.chooser, trump=v.trump,
                  level=v.level, cracker=v.cracker, lead=v.lead, leader=v.leader,
-                 tricks=v.tricks, last_result=v.last_result)
+                 tricks=v.tricks, last_result=v.last_result, names=names)
 
 
 def table_of_game(game, perspective=None) -> Table:
@@ -238,33 +250,50 @@ def _seat_items(seat: Seat, table: Table, where: str) -> list:
     return items
 
 
-def _name(table: Table, player: int) -> str:
-    return table.bottom.label if table.bottom.player == player else table.top.label
+#: The header's columns: where each of its texts starts (x), from the left edge.
+_HEAD_HAND, _HEAD_TRUMP, _HEAD_SUIT, _HEAD_CRACK = 14, 176, 230, 340
 
 
 def _header(table: Table) -> list:
     n = table.hand_no if table.current is None else table.hand_no + 1
     items = [Rect(0, 0, WIDTH, 40, _DARK),
-             Text(14, 20, f"Hand {n} of {table.num_hands}", 15, _LIGHT, bold=True),
-             Text(132, 20, "Trump", 15, _LIGHT)]
+             Text(_HEAD_HAND, 20, f"Hand {n} of {table.num_hands}", 15, _LIGHT, bold=True,
+                  attrs=(("data-role", "head-hand"),)),
+             Text(_HEAD_TRUMP, 20, "Trump", 15, _LIGHT, attrs=(("data-role", "head-trump"),))]
     if table.trump >= 0:
-        items += [Rect(186, 7, 26, 26, _LIGHT, radius=5), *suit_shape(table.trump, 199, 20, 18)]
+        items += [Rect(_HEAD_SUIT, 7, 26, 26, _LIGHT, radius=5,
+                       attrs=(("data-role", "head-suit"),)),
+                  *suit_shape(table.trump, _HEAD_SUIT + 13, 20, 18)]
     else:
-        items.append(Text(188, 20, "not named", 15, _DIM))
+        items.append(Text(_HEAD_SUIT + 2, 20, "not named", 15, _DIM,
+                          attrs=(("data-role", "head-suit"),)))
     if table.level:
         who = table.cracker if table.level % 2 else 1 - table.cracker
-        crack = (f"{ESCALATION_NAMES[table.level - 1]} by player_{who}: "
+        crack = (f"{ESCALATION_NAMES[table.level - 1]} by {table.names[who]}: "
                  f"x{1 << table.level}")
     else:
         crack = "No crack: x1"
-    score = f"Match score: player_0 {table.scores[0]}, player_1 {table.scores[1]}"
-    return items + [Text(240, 20, crack, 14, _GOLD if table.level else _LIGHT),
-                    Text(946, 20, score, 15, _LIGHT, "end", bold=True,
-                         attrs=(("data-role", "score"),))]
+    return items + [Text(_HEAD_CRACK, 20, crack, 14, _GOLD if table.level else _LIGHT,
+                         attrs=(("data-role", "head-crack"),))]
 
 
-_PHASE_TEXT = {Phase.TRUMP: "{} names trump", Phase.DISCARD: "{} discards",
-               Phase.PLAY: "{} to play", Phase.ANSWER: "{} answers the {}: escalate or pass"}
+def header_texts(table: Table) -> list:
+    """The texts of the picture's header (the top band), in drawing primitives."""
+    return [p for p in _header(table) if isinstance(p, Text)]
+
+
+def _score(table: Table) -> list:
+    """The match score in the right panel, the top player's line above the bottom's."""
+    items = [Text(786, 262, "Match score", 13, _DIM)]
+    for i, seat in enumerate((table.top, table.bottom)):
+        p = seat.player
+        items.append(Text(786, 288 + 24 * i, f"{table.names[p]}: {table.scores[p]}", 15,
+                          _LIGHT, bold=True, attrs=(("data-role", f"score-{p}"),)))
+    return items
+
+
+_PHASE_TEXT = {Phase.TRUMP: "{} to name trump", Phase.DISCARD: "{} to discard",
+               Phase.PLAY: "{} to play", Phase.ANSWER: "{} to answer the {}: escalate or pass"}
 
 
 def _centre(table: Table) -> list:
@@ -276,12 +305,12 @@ def _centre(table: Table) -> list:
         previous = table.tricks[-1] if table.tricks else None
     elif table.tricks:
         trick = table.tricks[-1]
-        caption = f"Trick {done} of 17, won by player_{trick[3]}"
+        caption = f"Trick {done} of 17, won by {table.names[trick[3]]}"
         previous = table.tricks[-2] if done > 1 else None
     else:
         trick, caption, previous = None, "", None
     if table.current is not None:
-        text = _PHASE_TEXT[table.phase].format(f"player_{table.current}",
+        text = _PHASE_TEXT[table.phase].format(table.names[table.current],
                                                ESCALATION_NAMES[max(table.level - 1, 0)])
         caption = f"{caption}: {text}" if caption and trick[3] < 0 else caption or text
     items.append(Text(480, 250, caption, 15, _LIGHT, "middle", bold=True,
@@ -294,12 +323,12 @@ def _centre(table: Table) -> list:
         card = trick[1] if i == 0 else trick[2]
         items += _card(x, 268, card, table, outline=trick[3] == player,
                        attrs=(("data-role", "trick"), ("data-player", player)))
-        items.append(Text(x + CARD_W / 2, 362, f"player_{player}", 12, _LIGHT, "middle"))
+        items.append(Text(x + CARD_W / 2, 362, table.names[player], 12, _LIGHT, "middle"))
     result = table.last_result
     if result is not None and (table.current is None or not table.tricks):
         kind = " Schwarz" if result.schwarz else " Schneider" if result.schneider else ""
         pts = result.card_points
-        items.append(Text(480, 388, f"Hand {result.hand + 1}: player_{result.winner} won "
+        items.append(Text(480, 388, f"Hand {result.hand + 1}: {table.names[result.winner]} won "
                           f"{pts[result.winner]} to {pts[1 - result.winner]}{kind}, "
                           f"+{result.value} game point{'s' if result.value > 1 else ''}", 15, _GOLD, "middle", bold=True,
                           attrs=(("data-role", "result"),)))
@@ -311,7 +340,7 @@ def _centre(table: Table) -> list:
             player = previous[0] if i == 0 else 1 - previous[0]
             items += _card(x, 268, previous[1 + i], table, outline=previous[3] == player)
     if previous is not None:
-        items.append(Text(95, 362, f"won by player_{previous[3]}", 12, _DIM, "middle"))
+        items.append(Text(95, 362, f"won by {table.names[previous[3]]}", 12, _DIM, "middle"))
     return items
 
 
@@ -322,6 +351,7 @@ def layout(table: Table) -> list:
     items += _seat_items(table.top, table, "top")
     items += _seat_items(table.bottom, table, "bottom")
     items += _centre(table)
+    items += _score(table)
     return items
 
 

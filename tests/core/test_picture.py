@@ -3,6 +3,7 @@ a player's picture (RULES R8)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ from indistinguishable import run_check
 
 import widderkopf_env
 from widderkopf_env import Game, card_name
-from widderkopf_env.picture import HEIGHT, WIDTH, game_rgb, svg_of, table_of_game
+from widderkopf_env.picture import HEIGHT, WIDTH, game_rgb, svg_of, table_of_game, table_of_view
 from widderkopf_env.render import render_for_mode
 
 pytest.importorskip("PIL", reason="pictures need Pillow: pip install 'widderkopf-env[render]'")
@@ -161,3 +162,66 @@ def test_without_pillow_only_rgb_array_is_missing():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "widderkopf-env[render]" in out.stdout
+
+
+def _overlaps(texts) -> list:
+    """The pairs of texts whose painted boxes (canvas.text_box) intersect."""
+    from itertools import combinations
+
+    from widderkopf_env.canvas import text_box
+
+    boxes = [(t.text, text_box(t)) for t in texts]
+    return [(a, b) for (a, p), (b, q) in combinations(boxes, 2)
+            if p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]]
+
+
+def test_the_header_texts_never_run_into_each_other():
+    """At a hand's start "not named" stood under "No crack: x1"; every header state (no
+    trump or a suit, each crack level by either player, long names, big numbers) keeps its
+    texts apart, inside the picture, on the Pillow font the rgb_array frame is painted in."""
+    from dataclasses import replace
+
+    from widderkopf_env.canvas import text_box
+    from widderkopf_env.picture import header_texts
+
+    base = table_of_game(Game.new(seed=3))
+    for trump in (-1, 0, 1, 2, 3):
+        for level in range(5):
+            for names in (("player_0", "player_1"), ("you", "bot")):
+                for cracker in (0, 1):
+                    table = replace(base, trump=trump, level=level, cracker=cracker,
+                                    names=names, hand_no=99, num_hands=100,
+                                    scores=(512, 1024))
+                    texts = header_texts(table)
+                    assert _overlaps(texts) == [], (trump, level, names)
+                    assert all(0 <= text_box(t)[0] and text_box(t)[2] <= WIDTH
+                               for t in texts)
+
+
+def test_no_two_texts_of_a_picture_overlap_in_a_played_hand():
+    from widderkopf_env.agents import HeuristicAgent
+    from widderkopf_env.agents.arena import play_game
+    from widderkopf_env.canvas import Text
+    from widderkopf_env.picture import layout
+
+    game = play_game(Game.new(seed=2026), (HeuristicAgent(), HeuristicAgent()))
+    replay = game.replay(0)
+    for i, action in enumerate([*game.history, None]):
+        for viewer, names in ((None, None), (0, None), (1, ("bot", "you"))):
+            table = (table_of_game(replay, viewer) if names is None else
+                     table_of_view(replay.view(viewer), names=names))
+            texts = [p for p in layout(table) if isinstance(p, Text)]
+            assert _overlaps(texts) == [], (i, viewer)
+        if action is not None:
+            replay.apply(action)
+
+
+def test_given_names_replace_the_seat_names_in_every_text():
+    game = scripted()
+    svg = svg_of(table_of_view(game.view(1), names=("bot", "you")))
+    texts = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    assert "player_" not in texts and "you" in texts and "bot" in texts
+    assert ">you: 0</text>" in svg and ">bot: 0</text>" in svg
+    assert "player_0 (you)" in svg_of(table_of_game(game, 0))  # the env's picture
+    with pytest.raises(ValueError, match="names must be two non-empty strings"):
+        table_of_view(game.view(0), names=("you",))

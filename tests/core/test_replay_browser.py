@@ -40,7 +40,7 @@ return {step: Number(document.body.dataset.step),
         trick: [...table.querySelectorAll("[data-role=trick]")].map(
             (e) => [e.getAttribute("data-card"), Number(e.getAttribute("data-player"))]),
         points: [text("[data-role=points-0]"), text("[data-role=points-1]")],
-        score: text("[data-role=score]")};
+        score: [text("[data-role=score-0]"), text("[data-role=score-1]")]};
 """
 
 
@@ -60,7 +60,7 @@ def expected(game: Game) -> dict:
     else:
         trick = set()
     return {"trick": trick, "points": [f"{game.trick_points[p]} points" for p in (0, 1)],
-            "score": f"Match score: player_0 {game.scores[0]}, player_1 {game.scores[1]}"}
+            "score": [f"player_{p}: {game.scores[p]}" for p in (0, 1)]}
 
 
 def fresh(game: Game) -> Game:
