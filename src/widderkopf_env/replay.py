@@ -19,6 +19,7 @@ from html import escape
 
 from .canvas import svg_symbols
 from .cli import UsageError, add_version, check_output_file, existing_file, output_file, run_cli
+from .deals import deal_to_spec
 from .picture import CARD_H, CARD_W, SYMBOLS, svg_parts, table_of_view
 from .render import describe_action
 from .rules import Game
@@ -50,9 +51,7 @@ def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
     is ``picture.svg_of(table, standalone=False)`` (a tenth of the size of the pictures
     written out in full).
     """
-    data = json.loads(game.to_json())
-    data["actions"] = []
-    replay = Game.from_json(json.dumps(data))
+    replay = game.replay(0)  # its first deal: each later hand gets the match's deal below
     parts: dict[str, int] = {}
     out = {"parts": parts, "views": {v: {"head": "", "frames": [], "caption": []}
                                      for v in VIEWS}}
@@ -77,6 +76,8 @@ def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
                 for viewer in (None, 0, 1)}
         hands = len(replay.results)
         replay.apply(action)
+        if len(replay.results) > hands and not replay.is_over:  # tie-breaks too (R20)
+            replay.deal_hand(deal_to_spec(game.deals[replay.hand_no]))
         note = _after(replay, hands)
         if step >= start:
             snapshot({k: f"{t}; {note}" if note else t for k, t in text.items()})

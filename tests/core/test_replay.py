@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from widderkopf_env import Game
 from widderkopf_env.agents.arena import play_pair
 from widderkopf_env.agents.eval_cli import main as eval_main
 from widderkopf_env.agents.game_files import biggest_losses, game_path
+from widderkopf_env.agents.web_match import WebMatch
+from widderkopf_env.deals import deal_to_spec, seeded_deal
 from widderkopf_env.picture import svg_of, table_of_game
 from widderkopf_env.replay import frames, replay_html
 from widderkopf_env.replay import main as replay_main
@@ -22,6 +27,14 @@ def played(seed: int = 5, num_hands: int = 2) -> Game:
     while not game.is_over:
         actions = game.legal_actions()
         game.apply(40 if 40 in actions and len(game.history) < 6 else actions[0])
+    return game
+
+
+def randomly_played(seed: int, num_hands: int, variant=None) -> Game:
+    """A match played to its end by ``random.Random(seed)`` choosing every decision."""
+    game, rng = Game.new(seed=seed, num_hands=num_hands, variant=variant), random.Random(seed)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
     return game
 
 
@@ -68,6 +81,97 @@ def test_frames_of_some_steps_are_those_steps_of_the_whole_game():
             assert pictures(some, view) == pictures(whole, view)[start:end + 1]
             assert some["views"][view]["caption"] == whole["views"][view]["caption"][start:end + 1]
         assert set(some["parts"]) <= set(whole["parts"])
+
+
+def assert_frames_are_the_match(data: dict, game: Game) -> None:
+    """Every step of ``game`` is in the page's data: the picture of the table after the
+    first ``i`` decisions in every view, and each hand's end in the captions."""
+    assert data["steps"] == len(game.history) + 1
+    for i in range(len(game.history) + 1):
+        step = game.replay(i)
+        for view, perspective in (("spectator", None), ("player_0", 0), ("player_1", 1)):
+            assert data["views"][view]["svg"][i] == svg_of(table_of_game(step, perspective),
+                                                          standalone=False), (view, i)
+    ends = [c for c in data["views"]["spectator"]["caption"] if " over: player_" in c]
+    assert [c.split("hand ")[-1].split(" over")[0] for c in ends] == \
+        [str(r.hand + 1) for r in game.results]
+
+
+def test_a_match_with_a_tie_break_hand_replays_from_the_command_line(tmp_path, capsys):
+    """Issue 57 item 2: a match tied after its hands goes on (R20); its file has more deals
+    than ``num_hands`` and the page shows every hand, the tie-break's too."""
+    game = randomly_played(seed=6, num_hands=2)
+    assert game.scores == [2, 1] and len(game.results) == 3 and len(game.deals) == 3
+    source = tmp_path / "tb.json"
+    source.write_text(game.to_json())
+    assert replay_main([str(source), "-o", str(tmp_path / "tb.html")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    data = replay_data((tmp_path / "tb.html").read_text())
+    assert_frames_are_the_match(data, game)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**64), num_hands=st.integers(1, 4),
+       variant=st.sampled_from(["tiny", "full"]))
+def test_every_finished_match_round_trips_through_its_file_to_the_replay(seed, num_hands,
+                                                                          variant):
+    game = randomly_played(seed, num_hands, variant)
+    loaded = Game.from_json(game.to_json())
+    assert loaded.state_dict() == game.state_dict()
+    whole = frames(loaded)
+    for view in whole["views"].values():
+        assert len(view["frames"]) == len(view["caption"]) == len(game.history) + 1
+
+
+@pytest.mark.parametrize(("seed", "num_hands", "hands"), [(6, 2, 3), (11, 3, 4), (3, 4, 5)])
+def test_tie_break_matches_round_trip_through_their_file_to_the_replay(seed, num_hands, hands):
+    game = randomly_played(seed, num_hands)
+    assert len(game.results) == hands > num_hands  # a tie-break hand was played
+    loaded = Game.from_json(game.to_json())
+    assert loaded.state_dict() == game.state_dict()
+    assert_frames_are_the_match(replay_data(replay_html(loaded)), game)
+
+
+def test_a_hand_dealt_by_the_caller_replays_with_that_deal():
+    """A later hand dealt with :meth:`Game.deal_hand` (not from the seed) is shown so."""
+    game = Game.new(seed=3, num_hands=2)
+    rng = random.Random(3)
+    while not game.results:
+        game.apply(rng.choice(game.legal_actions()))
+    game.deal_hand(deal_to_spec(game.deals[0]))
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    assert game.deals[1] == game.deals[0] != seeded_deal(3, 1)
+    assert_frames_are_the_match(replay_data(replay_html(game)), game)
+
+
+class RandomBot:
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def act(self, view):
+        return self.rng.choice(view.legal_actions())
+
+
+def test_the_browser_reviews_every_hand_of_a_tie_break_match():
+    """The browser table's review rebuilds a hand through :func:`frames` too."""
+    rng = random.Random(7)
+    match = WebMatch(Game.new(seed=7, num_hands=2), 0, RandomBot(7), "random", 7)
+    while not match.over:
+        state = match.state()
+        match.act(state["step"], rng.choice(state["legal"])["action"])
+    game = match.game
+    assert len(game.results) == 3
+    for hand in range(3):
+        review = match.review(hand)
+        start, end = match.hand_starts[hand], match.hand_starts[hand + 1]
+        last = end if hand == 2 else end - 1  # the match's last hand ends on its last card
+        view, parts = review["frames"]["views"]["spectator"], review["frames"]["parts"]
+        assert len(view["frames"]) == last - start + 1
+        for j, frame in enumerate(view["frames"]):
+            picture = view["head"] + "".join(parts[k] for k in frame) + "</svg>"
+            assert picture == svg_of(table_of_game(game.replay(start + j), None),
+                                     standalone=False), (hand, j)
 
 
 def test_replay_captions_hide_the_opponents_discard():
