@@ -64,6 +64,8 @@ class BuiltWheel:
     metadata: str
     sdist: Path
     sdist_names: list[str]
+    wheel: Path
+    tree: Path  # the copy of the repository it was built from: a fresh clone's stand-in
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> BuiltWheel:
     with tarfile.open(sdists[0]) as tf:
         sdist_names = tf.getnames()
     return BuiltWheel(names=names, entry_points=entry_points, metadata=metadata,
-                      sdist=sdists[0], sdist_names=sdist_names)
+                      sdist=sdists[0], sdist_names=sdist_names, wheel=wheels[0], tree=src)
 
 
 def test_only_widderkopf_env_at_top_level(wheel: BuiltWheel) -> None:
@@ -179,6 +181,24 @@ def test_the_version_is_the_packages_own(wheel: BuiltWheel) -> None:
         assert f"{top}/{source}" in wheel.sdist_names
 
 
+def fresh_venv(where: Path) -> tuple[Path, dict]:
+    """A venv at ``where`` with no packages of its own (the dependencies reached offline
+    through a .pth line naming this environment's site-packages, placed after its own),
+    and the environment to run it in; returns its bin folder and that environment."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
+                   timeout=120)
+    bindir = where / "bin"
+    site = subprocess.run([bindir / "python", "-c", "import sysconfig; print(sysconfig."
+                           "get_paths()['purelib'])"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(site, "zz_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    return bindir, env
+
+
 @pytest.mark.skipif(os.name != "posix", reason="hides the compiler the POSIX way")
 def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_path) -> None:
     """A fresh venv, no compiler on the PATH and CC pointing to `false`: the sdist still
@@ -189,19 +209,10 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
     site-packages, placed after its own; `--no-deps --ignore-installed` makes pip install
     the package itself into the fresh venv and touch nothing else."""
     fresh = tmp_path / "fresh"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(fresh)], check=True,
-                   timeout=120)
-    bindir = fresh / "bin"
+    bindir, env = fresh_venv(fresh)
     python = bindir / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
-                           "['purelib'])"], capture_output=True, text=True, check=True
-                          ).stdout.strip()
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    Path(site, "zz_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
     false = shutil.which("false") or "/bin/false"
-    env = {**os.environ, "PATH": str(bindir), "CC": false, "CXX": false, "LDSHARED": false,
-           "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    env.pop("PYTHONPATH", None)
+    env.update(PATH=str(bindir), CC=false, CXX=false, LDSHARED=false)
     for compiler in ("cc", "gcc", "clang"):
         assert shutil.which(compiler, path=env["PATH"]) is None
     install = subprocess.run(
@@ -224,6 +235,52 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
          "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert play.returncode == 0, play.stderr
     assert '"hands": 2' in play.stdout.splitlines()[-1]
+
+
+
+
+#: A script a new user saves in the clone's root: the README's Python blocks, then a bot
+#: loaded by name and a few duplicate pairs (the failure of issue 55: the source folder
+#: shadowed the installed package there).
+USER_SCRIPT = """
+import widderkopf_env
+from widderkopf_env.agents import load_agent
+
+agent = load_agent("heuristic")
+print(widderkopf_env.__file__)
+"""
+
+
+def test_the_quickstart_runs_from_a_fresh_clones_root(wheel: BuiltWheel, tmp_path) -> None:
+    """After a non-editable install (the wheel `pip install .` builds), the README's
+    quickstart, a script loading a bot and the console scripts run from the root of the
+    clone, and import the installed package, not the source tree."""
+    bindir, env = fresh_venv(tmp_path / "fresh")
+    install = subprocess.run(
+        [bindir / "python", "-m", "pip", "install", "--no-deps", "--ignore-installed",
+         str(wheel.wheel)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    root = wheel.tree
+    assert (root / "README.md").exists() and (root / "src" / "widderkopf_env").is_dir()
+    blocks = re.findall(r"^```python\n(.*?)^```", (root / "README.md").read_text(), re.S | re.M)
+    assert len(blocks) >= 3, "the README lost its quickstart blocks"
+    script = root / "my_first_script.py"
+    script.write_text("\n".join(blocks) + USER_SCRIPT)
+    try:
+        run = subprocess.run([bindir / "python", script.name], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip().splitlines()[-1].startswith(str(tmp_path / "fresh"))
+        inline = subprocess.run([bindir / "python", "-c", "from widderkopf_env.agents import "
+                                 "load_agent; print(load_agent('random'))"],
+                                cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert inline.returncode == 0, inline.stderr
+        play = subprocess.run([bindir / "widderkopf-eval", "heuristic", "random", "--pairs",
+                               "1", "--workers", "1", "--json"],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert play.returncode == 0, play.stderr
+    finally:
+        script.unlink()
 
 
 def _wheel_test_commands() -> list[str]:
