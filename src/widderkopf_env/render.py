@@ -151,19 +151,25 @@ def describe_action(action: int, phase: int, level: int, who: str,
                     hide_discard: bool = False) -> str:
     """``action``, taken by ``who`` in ``phase`` at crack level ``level`` (both before it
     is applied), in words: ``"player_0 plays Q♣"``, ``"Opponent names trump ♥"``,
-    ``"player_1 says Crack"``, ``"Opponent passes"``. A discard is named unless
-    ``hide_discard`` (for anyone but its maker and spectators, R8): ``"... discards a
-    card"``. The replay page's captions and the terminal play CLI use it."""
+    ``"player_1 says Crack"``, ``"Opponent passes"``, ``"you play Q♣"`` (``who`` "you"
+    takes the verb without its s). A discard is named unless ``hide_discard`` (for anyone
+    but its maker and spectators, R8): ``"... discards a card"``. The replay page's
+    captions and the terminal play CLI use it."""
+    def said(verb: str, rest: str = "") -> str:
+        if who.lower() == "you":
+            verb = verb[:-2] if verb.endswith("sses") else verb[:-1]
+        return f"{who} {verb}" + (f" {rest}" if rest else "")
+
     if 0 <= action < NUM_CARDS:
         if phase == Phase.DISCARD:
-            return f"{who} discards " + ("a card" if hide_discard else card_glyph(action))
-        return f"{who} plays {card_glyph(action)}"
+            return said("discards", "a card" if hide_discard else card_glyph(action))
+        return said("plays", card_glyph(action))
     if TRUMP_ACTION <= action < TRUMP_ACTION + len(SUIT_GLYPHS):
-        return f"{who} names trump {SUIT_GLYPHS[action - TRUMP_ACTION]}"
+        return said("names", f"trump {SUIT_GLYPHS[action - TRUMP_ACTION]}")
     if action == ESCALATE:
-        return f"{who} says {ESCALATION_NAMES[level]}"
+        return said("says", ESCALATION_NAMES[level])
     if action == PASS:
-        return f"{who} passes"
+        return said("passes")
     raise ValueError(f"action id must be in 0..{PASS}, got {action!r}")
 
 

@@ -27,23 +27,26 @@ from .rules import Game
 VIEWS = ("spectator", "player_0", "player_1")
 
 
-def _after(game: Game, hands_before: int) -> str:
+def _after(game: Game, hands_before: int, names: tuple) -> str:
     """What the move just made settled: a trick, a hand."""
     notes = []
     if game.lead < 0 and game.tricks and len(game.results) == hands_before:
-        notes.append(f"player_{game.tricks[-1][3]} wins the trick")
+        notes.append(f"the trick goes to {names[game.tricks[-1][3]]}")
     if len(game.results) > hands_before:
         r = game.results[-1]
         pts = r.card_points
-        notes.append(f"hand {r.hand + 1} over: player_{r.winner} wins {pts[r.winner]} to "
+        notes.append(f"hand {r.hand + 1} over: {names[r.winner]} won {pts[r.winner]} to "
                      f"{pts[1 - r.winner]}, +{r.value}")
     return "; ".join(notes)
 
 
-def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
+def frames(game: Game, start: int = 0, stop: int | None = None, names=None) -> dict:
     """The pictures and captions of every step, step ``i`` being the table after the first
     ``i`` decisions of ``game``, as the page's script gets them: steps ``start`` to ``stop``
-    (default: all), ``frames[j]`` being step ``start + j``.
+    (default: all), ``frames[j]`` being step ``start + j``. The first frame is captioned
+    as the deal (of hand n, when ``start`` is a later hand's first step); each later
+    frame with the decision that led to it. ``names`` (two strings, by player) replaces
+    ``player_0`` and ``player_1`` in the pictures and captions (:func:`picture.table_of_view`).
 
     Pictures repeat most of their elements from step to step, so each distinct SVG element
     is stored once, in ``parts``; per view, ``head`` is the opening ``<svg>`` tag and
@@ -51,6 +54,7 @@ def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
     is ``picture.svg_of(table, standalone=False)`` (a tenth of the size of the pictures
     written out in full).
     """
+    given, names = names is not None, tuple(names or ("player_0", "player_1"))
     replay = game.replay(0)  # its first deal: each later hand gets the match's deal below
     parts: dict[str, int] = {}
     out = {"parts": parts, "views": {v: {"head": "", "frames": [], "caption": []}
@@ -59,8 +63,8 @@ def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
     def snapshot(captions):
         views = (replay.view(0), replay.view(1))
         for name, viewer in zip(VIEWS, (None, 0, 1), strict=True):
-            table = (table_of_view(None, views) if viewer is None
-                     else table_of_view(views[viewer]))
+            table = (table_of_view(None, views, names) if viewer is None
+                     else table_of_view(views[viewer], names=names if given else None))
             head, elements = svg_parts(table)
             entry = out["views"][name]
             entry["head"] = head
@@ -71,15 +75,18 @@ def frames(game: Game, start: int = 0, stop: int | None = None) -> dict:
         snapshot({None: "the deal", 0: "the deal", 1: "the deal"})
     for step, action in enumerate(game.history[:stop], start=1):
         who = replay.current
-        text = {viewer: describe_action(action, replay.phase, replay.level, f"player_{who}",
+        text = {viewer: describe_action(action, replay.phase, replay.level, names[who],
                                         hide_discard=viewer not in (None, who))
                 for viewer in (None, 0, 1)}
         hands = len(replay.results)
         replay.apply(action)
         if len(replay.results) > hands and not replay.is_over:  # tie-breaks too (R20)
             replay.deal_hand(deal_to_spec(game.deals[replay.hand_no]))
-        note = _after(replay, hands)
-        if step >= start:
+        note = _after(replay, hands, names)
+        if step == start and len(replay.results) > hands:  # a later hand's first frame: its deal
+            deal = f"the deal of hand {replay.hand_no + 1}"
+            snapshot({None: deal, 0: deal, 1: deal})
+        elif step >= start:
             snapshot({k: f"{t}; {note}" if note else t for k, t in text.items()})
     out["parts"] = list(parts)  # in number order (dicts keep insertion order)
     return out

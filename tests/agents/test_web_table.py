@@ -64,10 +64,15 @@ def test_what_the_bot_saw_is_what_it_was_given(seat):
             v = frames["views"][bot]
             picture = v["head"] + "".join(frames["parts"][k]
                                           for k in v["frames"][decision["step"]]) + "</svg>"
-            assert picture == svg_of(table_of_view(view), standalone=False)
+            assert picture == svg_of(table_of_view(view, names=match.names), standalone=False)
             assert decision["choice"].startswith("The bot ")
             assert len(decision["legal"]) == len(view.legal_actions())
         assert review["result"][0].startswith(f"Hand {hand + 1} over.")
+        # each hand's replay opens on its deal, not on the previous hand's last move
+        for view in ("spectator", "player_0", "player_1"):
+            captions = frames["views"][view]["caption"]
+            assert captions[0] == ("the deal" if hand == 0 else f"the deal of hand {hand + 1}")
+            assert all("player_" not in c for c in captions)  # "you" and "bot" only
     assert seen == []  # every decision of the bot was shown, in order
     with pytest.raises(MoveRefused):
         match.review(len(match.game.results))

@@ -105,5 +105,10 @@ def test_describe_action_names_each_kind_of_move_and_hides_a_discard():
     assert describe_action(40, Phase.PLAY, 0, "player_1") == "player_1 says Crack"
     assert describe_action(40, Phase.ANSWER, 1, "player_0") == "player_0 says Recrack"
     assert describe_action(41, Phase.ANSWER, 1, "player_0") == "player_0 passes"
+    # "you" (the browser table's review) takes the plain verb
+    assert [describe_action(a, Phase.PLAY, 1, "you") for a in (qc, 40, 41)] == \
+        [f"you play {card_glyph(qc)}", "you say Recrack", "you pass"]
+    assert describe_action(qc, Phase.DISCARD, 0, "you") == f"you discard {card_glyph(qc)}"
+    assert describe_action(38, Phase.TRUMP, 0, "you") == "you name trump \u2665"
     with pytest.raises(ValueError, match="action id must be in 0..41, got 42"):
         describe_action(42, Phase.PLAY, 0, "player_0")

@@ -16,7 +16,7 @@ from widderkopf_env.agents.eval_cli import main as eval_main
 from widderkopf_env.agents.game_files import biggest_losses, game_path
 from widderkopf_env.agents.web_match import WebMatch
 from widderkopf_env.deals import deal_to_spec, seeded_deal
-from widderkopf_env.picture import svg_of, table_of_game
+from widderkopf_env.picture import svg_of, table_of_game, table_of_view
 from widderkopf_env.replay import frames, replay_html
 from widderkopf_env.replay import main as replay_main
 
@@ -170,8 +170,9 @@ def test_the_browser_reviews_every_hand_of_a_tie_break_match():
         assert len(view["frames"]) == last - start + 1
         for j, frame in enumerate(view["frames"]):
             picture = view["head"] + "".join(parts[k] for k in frame) + "</svg>"
-            assert picture == svg_of(table_of_game(game.replay(start + j), None),
-                                     standalone=False), (hand, j)
+            at = game.replay(start + j)  # the page names the players "you" and "bot"
+            table = table_of_view(None, (at.view(0), at.view(1)), match.names)
+            assert picture == svg_of(table, standalone=False), (hand, j)
 
 
 def test_replay_captions_hide_the_opponents_discard():

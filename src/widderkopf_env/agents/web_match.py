@@ -64,6 +64,11 @@ class WebMatch:
         self._play_bot()
 
     @property
+    def names(self) -> tuple:
+        """What the pictures call the players, by player: "you" and "bot"."""
+        return ("you", "bot") if self.seat == 0 else ("bot", "you")
+
+    @property
     def over(self) -> bool:
         return self.game.is_over or self.failed is not None
 
@@ -144,7 +149,8 @@ class WebMatch:
             "num_hands": v.num_hands, "scores": {"you": v.scores[me], "bot": v.scores[bot]},
             "hands_over": 0 if v.last_result is None else v.last_result.hand + 1,
             "prompt": "" if over else _prompt(v), "legal": legal, "events": self.events,
-            "table": svg_of(table_of_view(v), standalone=False), "over": over,
+            "table": svg_of(table_of_view(v, names=self.names), standalone=False),
+            "over": over,
         }
         if over:
             won = v.scores[me] > v.scores[bot]
@@ -175,7 +181,7 @@ class WebMatch:
         # the table after the hand's last card shows the next hand's deal, unless the
         # match is over: the replay stops at the last decision then
         last = end if g.is_over else end - 1
-        pictures = frames(self.game, start=start, stop=last)
+        pictures = frames(self.game, start=start, stop=last, names=self.names)
         return {"hand": hand, "seat": self.seat, "bot": f"player_{1 - self.seat}",
                 "result": hand_lines(results[hand], self.seat, self.game.variant),
                 "frames": pictures, "decisions": decisions}
