@@ -54,6 +54,10 @@ def test_what_the_bot_saw_is_what_it_was_given(seat):
     with pytest.raises(MoveRefused, match="only a hand that is over"):
         match.review(0)  # the hand is not over: the bot's cards are hidden (R8)
     play_through(match)
+    # one pair of names on the page: "you" and "the bot" (the seat is named in the title)
+    words = " ".join(match.events + [line for h in range(len(match.game.results))
+                                     for line in match.review(h)["result"]])
+    assert "bot" in words and "opponent" not in words and "player_" not in words
     seen = list(spy.seen)
     for hand in range(len(match.game.results)):
         review = match.review(hand)

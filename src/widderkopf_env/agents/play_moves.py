@@ -86,30 +86,32 @@ def completed_trick(view, action: int):
     return None
 
 
-def trick_line(trick, me: int) -> str:
-    """A completed trick ``(leader, led, other, winner)`` told to player ``me``."""
-    leader, led, other, winner = trick
-    first = "you" if leader == me else "the opponent"
-    who = "You take" if winner == me else "The opponent takes"
-    return (f"Trick: {first} led {card_glyph(led)}, then {card_glyph(other)}. "
-            f"{who} it ({POINTS[led] + POINTS[other]} points).")
+def trick_line(trick, me: int, other: str = "opponent") -> str:
+    """A completed trick ``(leader, led, second, winner)`` told to player ``me``; the
+    other player is called ``other`` ("opponent"; the browser table: "bot")."""
+    leader, led, second, winner = trick
+    first = "you" if leader == me else f"the {other}"
+    who = "You take" if winner == me else f"The {other} takes"
+    return (f"Trick: {first} led {card_glyph(led)}, then {card_glyph(second)}. "
+            f"{who} it ({POINTS[led] + POINTS[second]} points).")
 
 
-def hand_lines(r, me: int, variant) -> list[str]:
+def hand_lines(r, me: int, variant, other: str = "opponent") -> list[str]:
     """A finished hand (a :class:`~widderkopf_env.rules.HandResult` of ``variant``) told
-    to player ``me``: the winner, the card points, the value and the match score. Both
-    discards are named: they lie in the capture piles counted for the result (R17)."""
-    won = "You win" if r.winner == me else "The opponent wins"
+    to player ``me`` (the other player called ``other``): the winner, the card points, the
+    value and the match score. Both discards are named: they lie in the capture piles
+    counted for the result (R17)."""
+    won = "You win" if r.winner == me else f"The {other} wins"
     extra = (f" schwarz (all {variant.total_points})" if r.schwarz else
              f" schneider ({variant.schneider_points}+)" if r.schneider else "")
     notes = []
     if r.discards[me] >= 0:  # a variant without piles has no discards
-        notes.append(f"discards: yours {card_glyph(r.discards[me])} went to the opponent, "
+        notes.append(f"discards: yours {card_glyph(r.discards[me])} went to the {other}, "
                      f"theirs {card_glyph(r.discards[1 - me])} to you")
     if r.spitzer >= 0:  # -1: a variant without the Spitzer
-        notes.append(f"Spitzer to {'you' if r.spitzer == me else 'the opponent'}")
+        notes.append(f"Spitzer to {'you' if r.spitzer == me else 'the ' + other}")
     return [f"Hand {r.hand + 1} over. {won}{extra}.",
-            f"Card points: you {r.card_points[me]}, opponent {r.card_points[1 - me]}"
+            f"Card points: you {r.card_points[me]}, {other} {r.card_points[1 - me]}"
             + (f" ({'; '.join(notes)})" if notes else "") + ".",
             f"Value: {r.value} game point(s) (crack level {r.crack_level}). "
-            f"Match score: you {r.scores[me]}, opponent {r.scores[1 - me]}."]
+            f"Match score: you {r.scores[me]}, {other} {r.scores[1 - me]}."]

@@ -127,10 +127,10 @@ class WebMatch:
         g.apply(action)
         self.step += 1
         if trick is not None:
-            self.events.append(trick_line(trick, me))
+            self.events.append(trick_line(trick, me, "bot"))
         if len(g.results) > hands:
             self.hand_starts.append(len(g.history))
-            self.events += hand_lines(g.view(me).last_result, me, g.variant)
+            self.events += hand_lines(g.view(me).last_result, me, g.variant, "bot")
 
     # --- what the human sees -----------------------------------------------------------------
 
@@ -183,7 +183,7 @@ class WebMatch:
         last = end if g.is_over else end - 1
         pictures = frames(self.game, start=start, stop=last, names=self.names)
         return {"hand": hand, "seat": self.seat, "bot": f"player_{1 - self.seat}",
-                "result": hand_lines(results[hand], self.seat, self.game.variant),
+                "result": hand_lines(results[hand], self.seat, self.game.variant, "bot"),
                 "frames": pictures, "decisions": decisions}
 
 
