@@ -94,8 +94,10 @@ def test_the_record_goes_to_the_data_folder(tmp_path, monkeypatch):
     match = WebMatch(Game.new(seed=4, num_hands=2), 0, HeuristicAgent(), "heuristic", 4)
     play_through(match)
     record.add(match_entry(match.game, 0, "heuristic", 4))
-    doc = json.loads(path.read_text())
-    assert doc["format"] == "widderkopf-web-matches" and len(doc["matches"]) == 1
+    header, *lines = path.read_text().splitlines()  # a journal: a header, a line a match
+    assert json.loads(header) == {"format": "widderkopf-web-matches", "version": 2}
+    doc = {"matches": [json.loads(line) for line in lines]}
+    assert len(doc["matches"]) == 1
     entry = doc["matches"][0]
     assert entry["seed"] == 4 and len(entry["hands"]) == len(match.game.results)
     assert entry["scores"] == {"you": match.game.scores[0], "bot": match.game.scores[1]}

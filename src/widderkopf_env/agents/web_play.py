@@ -48,7 +48,7 @@ from widderkopf_env.rules import Game
 from widderkopf_env.seeding import derive_seed
 
 from .web_match import MoveRefused, StaleMove, WebMatch
-from .web_record import MatchRecord, match_entry
+from .web_record import MatchRecord, RecordDamaged, match_entry
 
 MAX_SESSIONS = 8  #: open sessions (page loads) at a time
 MAX_BODY = 4096  #: bytes in a request body
@@ -115,6 +115,8 @@ class Session:
                 record.add(match_entry(m.game, m.seat, m.opponent, m.seed))
             except OSError as err:
                 saved = f"the match could not be recorded: {io_error(err)}"
+            except RecordDamaged as err:  # the rating below is of the matches read before
+                saved = f"the match could not be recorded: {err}"
         m.rating = record.rating() | {"recorded": str(record.path) if record.path else None,
                                       "save_error": saved}
 

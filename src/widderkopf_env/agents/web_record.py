@@ -2,17 +2,26 @@
 
 Every match finished at the table (``widderkopf-play --web``) is added to
 ``matches.json`` in the data folder: ``$XDG_DATA_HOME/widderkopf-env/``, by default
-``~/.local/share/widderkopf-env/``. The file is rewritten whole and atomically
-(:func:`widderkopf_env.atomic.write_atomic`); ``--no-record`` keeps matches in memory.
+``~/.local/share/widderkopf-env/``; ``--no-record`` keeps matches in memory. The file is
+a journal in JSON lines: a header line (``{"format": "widderkopf-web-matches",
+"version": 2}``), then one line per match, appended. A writer holds the lock
+``.matches.json.lock`` beside it (:class:`widderkopf_env.atomic.FileLock`), so that any
+number of sessions and servers on one data folder record every match; it first reads
+only the lines other writers appended since it last looked, so that a match costs the
+same at any size of the record. A line cut short by a crash is dropped by the next
+writer. A record of version 1 (one JSON document) is read, and rewritten as a journal
+(:func:`widderkopf_env.atomic.write_atomic`) when the first match is added to it.
 
 The rating uses the ladder's model and scale (:mod:`.ladder`): Elo points, random = 0,
 the bots held at their ratings in ``ladder_reference.json``. The ladder's unit is a
 duplicate deal pair; a person plays single hands, so each hand counts as one game, won
 or lost (exactly one player wins a hand, R18). Only full-game hands against a bot of the
-reference run are rated; matches against other bots or variants are kept and listed.
-A single hand carries the luck of the deal, which a duplicate pair cancels, so a hand's
-outcome is nearer a coin toss than a pair's: the rating leans towards the bots' ratings
-its 95% interval is ``rating +- 1.96 / sqrt(I)``, ``I`` the curvature of the
+reference run are rated, and each deal once: a match whose deal seed and variant were
+recorded before (a page loaded again at a table started with ``--seed``) is kept and
+counted as ``repeated``, not rated. Matches against other bots or variants are kept and
+listed. A single hand carries the luck of the deal, which a duplicate pair cancels, so a
+hand's outcome is nearer a coin toss than a pair's: the rating leans towards the bots'
+ratings; its 95% interval is ``rating +- 1.96 / sqrt(I)``, ``I`` the curvature of the
 log-likelihood at its maximum (the ladder's virtual drawn game included, so that it has
 a width after a clean sweep too, where a bootstrap over hands has none); it is wide for
 the first few dozen hands.
@@ -23,17 +32,21 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from widderkopf_env.atomic import write_atomic
+from widderkopf_env.atomic import FileLock, fsync_dir, write_atomic
 from widderkopf_env.cli import UsageError
 
-FORMAT, VERSION = "widderkopf-web-matches", 1
+FORMAT, VERSION = "widderkopf-web-matches", 2
 FILE_NAME = "matches.json"
 PLAYER = "you"  #: the human's name in the fit
+_HEADER = (json.dumps({"format": FORMAT, "version": VERSION}) + "\n").encode()
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def data_dir() -> Path:
@@ -63,48 +76,216 @@ def _check_entry(m) -> None:
         raise ValueError(f"not a match entry: {str(m)[:80]}")
 
 
+class RecordDamaged(UsageError):
+    """The match record cannot be read; the message names it and says what to do."""
+
+    show_usage = False
+
+
+class Tally:
+    """What the rating needs of a list of matches, added to one match at a time: hands won
+    and lost per (opponent, variant), the deals seen, the matches and the repeated ones."""
+
+    def __init__(self, matches=()):
+        self.hands: dict[tuple[str, str], list[int]] = {}
+        self.deals: set = set()
+        self.matches = self.repeated = 0
+        for m in matches:
+            self.add(m)
+
+    def add(self, m: dict) -> bool:
+        """Count match ``m``; False if its deal was counted before (a repeat)."""
+        self.matches += 1
+        seed = m.get("seed")
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            deal = (seed, m["variant"])
+            if deal in self.deals:
+                self.repeated += 1
+                return False
+            self.deals.add(deal)
+        won = self.hands.setdefault((m["opponent"], m["variant"]), [0, 0])
+        for h in m["hands"]:
+            won[h["winner"] != "you"] += 1
+        return True
+
+
 class MatchRecord:
-    """The matches played at the table: in the file at ``path``, or in memory (None)."""
+    """The matches played at the table: in the file at ``path`` (see the module
+    documentation), or in memory (None). Safe to share between threads."""
 
     def __init__(self, path: Path | None):
         self.path = None if path is None else Path(path)
-        self.matches: list[dict] = self._read() if self.path is not None else []
+        self._lock = threading.Lock()
+        self._memory: list[dict] = []
+        self._tally = Tally()
+        self._seen = (None, 0)  # the file (device, inode) and the bytes of it counted
+        self._version = VERSION
+        if self.path is not None:
+            try:
+                with open(self.path, "rb") as f:
+                    self._catch_up(f.fileno())
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                raise UsageError(f"the match record {str(self.path)!r} cannot be read "
+                                 f"({err.strerror or err}): move it away, or play with "
+                                 "--no-record") from None
 
-    def _read(self) -> list[dict]:
-        if not self.path.exists():
-            return []
+    @property
+    def lock_path(self) -> Path | None:
+        """The lock file of the record (beside it)."""
+        return None if self.path is None else self.path.with_name(f".{self.path.name}.lock")
+
+    @property
+    def matches(self) -> list[dict]:
+        """Every recorded match, read from the file (the whole file: not on a hot path)."""
+        if self.path is None:
+            return list(self._memory)
         try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-            if not (isinstance(doc, dict) and doc.get("format") == FORMAT
-                    and doc.get("version") == VERSION and isinstance(doc.get("matches"), list)):
-                raise ValueError(f"expected a {FORMAT} version {VERSION} document")
-            for m in doc["matches"]:
-                _check_entry(m)
-        except (ValueError, UnicodeDecodeError) as err:
-            raise UsageError(f"the match record {str(self.path)!r} cannot be read ({err}): "
-                             "move it away, or play with --no-record") from None
-        return doc["matches"]
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        rows: list[dict] = []
+        self._parse(data, 0, rows.append)
+        return rows
 
     def add(self, entry: dict) -> None:
-        """Add a finished match; with a file, reread it first (another table may have
-        added matches since) and write it back atomically."""
-        if self.path is not None:
-            self.matches = self._read()
-        self.matches.append(entry)
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            doc = {"format": FORMAT, "version": VERSION, "matches": self.matches}
-            write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
+        """Add a finished match: under the record's lock, count the lines other writers
+        appended since, then append this one. An ``OSError`` names the record;
+        :class:`RecordDamaged` says the record cannot be read (the match is not added)."""
+        _check_entry(entry)
+        with self._lock:
+            if self.path is None:
+                self._memory.append(entry)
+                self._tally.add(entry)
+                return
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with FileLock(self.lock_path):
+                    self._append(entry)
+            except OSError as err:
+                raise OSError(err.errno, err.strerror or str(err), str(self.path)) from err
 
     def rating(self, reference=None) -> dict:
-        """:func:`rate` of the recorded matches."""
-        return rate(self.matches, reference)
+        """:func:`rate` of the recorded matches (from the counts kept as they are added)."""
+        with self._lock:
+            return _rate_tally(self._tally, reference)
+
+    # -- the journal ---------------------------------------------------------------------------
+
+    def _append(self, entry: dict) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _NOFOLLOW | _CLOEXEC,
+                     0o666)
+        try:
+            end = self._catch_up(fd)
+            if self._version != VERSION:  # an older record: rewritten once as a journal
+                rows: list[dict] = []
+                self._parse(os.pread(fd, end, 0), 0, rows.append)
+                write_atomic(self.path, _HEADER + b"".join(map(_line, rows)))
+                os.close(fd)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | _NOFOLLOW | _CLOEXEC)
+                self._seen, self._version = (_identity(fd), os.fstat(fd).st_size), VERSION
+            elif end > self._seen[1]:  # a line a crash cut short
+                os.ftruncate(fd, self._seen[1])
+            line = _line(entry)
+            if end == 0:  # a new record: its header and first line in one write
+                line = _HEADER + line
+                self._seen = (_identity(fd), 0)
+            _write_all(fd, line)
+            os.fsync(fd)
+            if end == 0:
+                fsync_dir(self.path.parent)
+            self._seen = (self._seen[0], self._seen[1] + len(line))
+            self._tally.add(entry)
+        finally:
+            os.close(fd)
+
+    def _catch_up(self, fd: int) -> int:
+        """Count what the file ``fd`` holds beyond what was counted (all of it if it is
+        another file now, or shorter); its size. Reads only the new bytes."""
+        ident, size = _identity(fd), os.fstat(fd).st_size
+        seen_ident, done = self._seen
+        if ident != seen_ident or size < done:
+            self._tally, self._version, done = Tally(), VERSION, 0
+        if size > done:
+            version, used = self._parse(os.pread(fd, size - done, done), done, self._tally.add)
+            self._version, done = version, done + used
+        self._seen = (ident, done)
+        return size
+
+    def _parse(self, data: bytes, start: int, each) -> tuple[int, int]:
+        """Call ``each`` with every match of ``data``, the file's bytes from ``start`` on;
+        the version and the bytes used: complete lines only (a cut line at the end is
+        left), or, at the start of a version 1 record, the whole document."""
+        where = "the header"
+        try:
+            if start == 0:
+                head = data.split(b"\n", 1)[0]
+                try:
+                    doc = json.loads(head)
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    doc = None  # a version 1 document's first line
+                if not (isinstance(doc, dict) and doc.get("format") == FORMAT
+                        and doc.get("version") == VERSION):
+                    for m in _version_1(data):
+                        each(m)
+                    return 1, len(data)
+                used, data = len(head) + 1, data[len(head) + 1:]
+            else:
+                used = 0
+            complete = data[:data.rfind(b"\n") + 1]
+            at = start + used
+            for raw in complete[:-1].split(b"\n") if complete else ():
+                where = f"the line at byte {at}"
+                m = json.loads(raw)
+                _check_entry(m)
+                each(m)
+                at += len(raw) + 1
+            return VERSION, used + len(complete)
+        except (ValueError, UnicodeDecodeError, RecursionError) as err:
+            if isinstance(err, RecursionError):
+                err = ValueError("nested too deeply")
+            raise RecordDamaged(f"the match record {str(self.path)!r} cannot be read ({where}: "
+                                f"{err}): move it away, or play with --no-record") from None
+
+
+def _version_1(data: bytes) -> list[dict]:
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        doc = None
+    if not (isinstance(doc, dict) and doc.get("format") == FORMAT
+            and doc.get("version") == 1 and isinstance(doc.get("matches"), list)):
+        raise ValueError(f"expected a {FORMAT} journal (version {VERSION}) or document "
+                         "(version 1)")
+    for m in doc["matches"]:
+        _check_entry(m)
+    return doc["matches"]
+
+
+def _line(entry: dict) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def rate(matches, reference=None) -> dict:
     """Your rating from ``matches`` (see the module documentation): ``rating`` and
-    ``ci95`` (None before any rated hand), the hands won and lost per rated bot, and the
-    bots and variants that are not rated."""
+    ``ci95`` (None before any rated hand), the hands won and lost per rated bot, the bots
+    and variants that are not rated, and the matches whose deal was rated before."""
+    return _rate_tally(Tally(matches), reference)
+
+
+def _rate_tally(tally: Tally, reference=None) -> dict:
     from .ladder import (  # the ladder and its arena only once a match is over
         ELO_SCALE,
         PRIOR_DRAWS,
@@ -117,19 +298,16 @@ def rate(matches, reference=None) -> dict:
     players = load_reference(reference)["players"]
     counts: dict[str, list[int]] = {}
     unrated = set()
-    for m in matches:
-        if m["variant"] != "full" or m["opponent"] not in players:
-            unrated.add(m["opponent"] if m["variant"] == "full"
-                        else f"{m['opponent']} ({m['variant']})")
+    for (opponent, variant), (won, lost) in tally.hands.items():
+        if variant != "full" or opponent not in players:
+            unrated.add(opponent if variant == "full" else f"{opponent} ({variant})")
             continue
-        won = counts.setdefault(m["opponent"], [0, 0])
-        for h in m["hands"]:
-            won[h["winner"] != "you"] += 1
+        counts[opponent] = [won, lost]
     out = {"scale": "Elo, as the ladder's (random = 0)", "rating": None, "ci95": None,
            "hands": sum(w + lost for w, lost in counts.values()),
            "opponents": {o: {"won": w, "lost": lost, "reference": players[o]["rating"]}
                          for o, (w, lost) in counts.items()},
-           "unrated": sorted(unrated), "matches": len(matches)}
+           "unrated": sorted(unrated), "matches": tally.matches, "repeated": tally.repeated}
     if counts:
         matchups = [Matchup(PLAYER, o, w, 0, lost, 0.0, (0.0, 0.0))
                     for o, (w, lost) in counts.items()]
