@@ -8,8 +8,9 @@ a file (:func:`agent_spec`); the agent itself is loaded after the whole command 
 parsed (:func:`load_agents`), so ``widderkopf-eval FILE --help`` loads nothing.
 
 Trust: a MaskablePPO ``.zip`` and an RLlib checkpoint folder hold pickles, which run
-code when loaded. Bot names and network ``.npz`` files (plain arrays, read with
-``allow_pickle=False``) run none. ``--safe`` refuses every file of the first kind.
+code when loaded, and a Python agent (``module:Class``, ``file.py:Class``) is code. Bot
+names and network ``.npz`` files (plain arrays, read with ``allow_pickle=False``) run
+none. ``--safe`` refuses every spec of the first kind.
 """
 
 from __future__ import annotations
@@ -20,20 +21,30 @@ from pathlib import Path
 from widderkopf_env.cli import UsageError
 
 #: The trust note of every option that may load an agent from a file.
-TRUST_NOTE = ("a .zip or a checkpoint folder holds pickles, which run code when loaded: "
-              "load only files you trust")
+TRUST_NOTE = ("a .zip or a checkpoint folder holds pickles, which run code when loaded, "
+              "and a Python agent is code: load only files you trust")
 
 
 def check_agent_spec(spec: str) -> str:
     """``spec`` if :func:`~widderkopf_env.agents.load_agent` may accept it, checked without
     running code from any file: a bot name; an existing network ``.npz`` (its arrays and
     shapes) or MCCFR table ``.npz`` (its format entry); an existing ``.zip`` holding a
-    stable-baselines3 model's entries (not unpickled); an RLlib checkpoint folder. Raises ``ValueError`` (not one of these) or
-    ``FileNotFoundError`` (a ``.npz`` or ``.zip`` that does not exist)."""
-    from widderkopf_env.registry import LOADER_GROUP, agent_names, load_agent
+    stable-baselines3 model's entries (not unpickled); an RLlib checkpoint folder; a Python
+    agent, ``module:Class`` or ``file.py:Class`` (the file read, not run:
+    :func:`~widderkopf_env.registry.check_code_spec`). Raises ``ValueError`` (not one of
+    these) or ``FileNotFoundError`` (a ``.npz`` or ``.zip`` that does not exist)."""
+    from widderkopf_env.registry import (
+        LOADER_GROUP,
+        agent_names,
+        check_code_spec,
+        code_spec,
+        load_agent,
+    )
 
     if spec in agent_names():
         return spec
+    if code_spec(spec) is not None:
+        return check_code_spec(spec)
     suffix = Path(spec).suffix.lower()
     if suffix == ".npz":
         from .mccfr import is_table_file
@@ -81,7 +92,8 @@ def check_safe(spec: str, option: str = "--safe") -> None:
     """Raise :class:`UsageError` if ``spec`` may run code when loaded (``--safe``)."""
     if runs_code(spec):
         raise UsageError(f"{option} refuses {spec!r}: only bot names and network .npz files "
-                         "are loaded, as a .zip or a checkpoint folder runs code stored in it")
+                         "are loaded, as a .zip, a checkpoint folder or a Python agent "
+                         "(module:Class, file.py:Class) runs code")
 
 
 def load_agents(*specs: str, safe: bool = False) -> list:
@@ -105,7 +117,8 @@ def add_safe(parser: argparse.ArgumentParser) -> None:
     """``--safe``: refuse agent files that run code when loaded."""
     parser.add_argument("--safe", action="store_true",
                         help="load no file that can run code: only bot names and network "
-                             ".npz files (refuses a .zip and an RLlib checkpoint folder)")
+                             ".npz files (refuses a .zip, an RLlib checkpoint folder and a "
+                             "Python agent)")
 
 
 def agent_help(what: str, safe_option: bool = False) -> str:
@@ -114,5 +127,5 @@ def agent_help(what: str, safe_option: bool = False) -> str:
 
     safe = "; --safe refuses them" if safe_option else ""
     return (f"{what}: " + ", ".join(agent_names()) + ", a network .npz, an MCCFR table "
-            ".npz, a MaskablePPO .zip "
-            f"or an RLlib checkpoint folder ({TRUST_NOTE}{safe})")
+            ".npz, a MaskablePPO .zip, an RLlib checkpoint folder "
+            f"or a Python agent, module:Class or file.py:Class ({TRUST_NOTE}{safe})")
