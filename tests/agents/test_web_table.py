@@ -142,7 +142,7 @@ def test_web_options_need_web(capsys):
             play_main(args, stdin=io.StringIO(""), stdout=io.StringIO())
         assert exit_status.value.code == 2, args
         err = capsys.readouterr().err
-        assert "go with --web" in err or "listens on every address" in err, (args, err)
+        assert "go with --web" in err or "every network interface" in err, (args, err)
 
 
 def test_a_port_in_use_is_a_usage_error(capsys, tmp_path, monkeypatch):

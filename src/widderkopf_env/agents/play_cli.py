@@ -149,7 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--no-browser", action="store_true",
                      help="with --web: only print the table's address")
     web.add_argument("--host", default=None,
-                     help="with --web: the address to serve on (default 127.0.0.1)")
+                     help="with --web: the address to serve on (default 127.0.0.1; one "
+                          "that is not a loopback address gets a warning)")
+    web.add_argument("--allow-all-interfaces", action="store_true",
+                     help="with --web: allow a --host that listens on every network "
+                          "interface (0.0.0.0, ::, 0, ...), which is refused without it")
     web.add_argument("--port", type=integer(0, 65535), default=None,
                      help="with --web: the port (default 0: a free one)")
     web.add_argument("--no-record", action="store_true",
@@ -173,6 +177,7 @@ def _run(args, stdin, stdout) -> int:
 
         return run_web(args, stdout)
     given = [o for o, v in (("--no-browser", args.no_browser), ("--host", args.host),
+                            ("--allow-all-interfaces", args.allow_all_interfaces),
                             ("--port", args.port), ("--no-record", args.no_record))
              if v is not None and v is not False]
     if given:

@@ -10,6 +10,9 @@ the page opens a session: one match at a time, then a new one.
 
 The security model of a local server:
 
+- One address (:mod:`.web_address`): ``--host`` is read as an address; one that listens
+  on every interface (``0``, ``::0``, ...) is refused unless ``--allow-all-interfaces``
+  is given, and one that is not a loopback address gets a warning.
 - Only the address it was started on: a request whose ``Host`` header is not exactly
   that ``host:port`` is refused (421), so a web page whose name an attacker points at
   127.0.0.1 (DNS rebinding) gets nothing.
@@ -29,7 +32,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import socket
 import sys
 import threading
 import webbrowser
@@ -47,13 +49,13 @@ from widderkopf_env.picture import CARD_H, CARD_W, SYMBOLS
 from widderkopf_env.rules import Game
 from widderkopf_env.seeding import derive_seed
 
+from .web_address import host_allowed, listen_address
 from .web_match import MoveRefused, StaleMove, WebMatch
 from .web_record import MatchRecord, RecordDamaged, match_entry
 
 MAX_SESSIONS = 8  #: open sessions (page loads) at a time
 MAX_BODY = 4096  #: bytes in a request body
 TOKEN_HEADER = "X-Widderkopf-Token"
-WILDCARDS = ("0.0.0.0", "::", "")
 
 
 @dataclass
@@ -151,17 +153,13 @@ class TableServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, config: TableConfig, host: str = "127.0.0.1", port: int = 0):
-        if host in WILDCARDS:
-            raise UsageError(f"--host {host!r} listens on every address, and a page is "
-                             "served only to the one address it was started on: give "
-                             "that address (default 127.0.0.1)")
-        if ":" in host:
-            self.address_family = socket.AF_INET6
-        super().__init__((host, port), Handler)
+    def __init__(self, config: TableConfig, host: str = "127.0.0.1", port: int = 0,
+                 allow_all_interfaces: bool = False):
+        self.listen = listen_address(host, allow_all_interfaces)  # refuses a wildcard
+        self.address_family = self.listen.family
+        super().__init__((self.listen.bind, port), Handler)
         self.config, self.key = config, secrets.token_urlsafe(24)
-        name = f"[{host}]" if ":" in host else host
-        self.allowed_host = f"{name}:{self.server_address[1]}"
+        self.allowed_host = f"{self.listen.url_host()}:{self.server_address[1]}"
         self.url = f"http://{self.allowed_host}/?key={self.key}"
         self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.sessions_lock = threading.Lock()
@@ -230,7 +228,8 @@ class Handler(BaseHTTPRequestHandler):
                    "application/json; charset=utf-8")
 
     def _check_host(self) -> None:
-        if self.headers.get("Host") != self.server.allowed_host:
+        if not host_allowed(self.headers.get("Host"), self.server.listen,
+                            self.server.server_address[1]):
             raise HttpError(421, f"the table answers only requests for "
                                  f"{self.server.allowed_host} (Host header "
                                  f"{self.headers.get('Host')!r})")
@@ -303,13 +302,15 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def serve(config: TableConfig, host: str = "127.0.0.1", port: int = 0,
-          browser: bool = True, out=None) -> int:
+          browser: bool = True, out=None, allow_all_interfaces: bool = False) -> int:
     """Run the table until Ctrl-C: print its address and open it in the browser."""
     out = sys.stdout if out is None else out
     try:
-        server = TableServer(config, host, port)
+        server = TableServer(config, host, port, allow_all_interfaces)
     except OSError as err:
         raise UsageError(f"cannot serve on {host}:{port}: {io_error(err)}") from None
+    if server.listen.warning:
+        print(f"widderkopf-play: warning: {server.listen.warning}", file=sys.stderr)
     with server:
         print(f"Widderkopf table against {config.opponent}: {server.url}", file=out)
         print("Open that address in your browser; Ctrl-C stops the table.", file=out)
@@ -333,5 +334,6 @@ def run_web(args, out=None) -> int:
         opponent=args.opponent, seat=args.seat, hands=args.hands, variant=args.variant,
         seed=args.seed, record=record,
         make_bot=lambda: load_agents(args.opponent, safe=args.safe)[0])
-    return serve(config, args.host or "127.0.0.1", args.port or 0,
-                 browser=not args.no_browser, out=out)
+    return serve(config, "127.0.0.1" if args.host is None else args.host, args.port or 0,
+                 browser=not args.no_browser, out=out,
+                 allow_all_interfaces=args.allow_all_interfaces)
