@@ -121,27 +121,58 @@ def _run_chunk(job) -> list:
     return [play_pair(a, b, seed, i, save_dir, variant) for i in range(start, stop)]
 
 
-class Progress:
-    """tqdm if installed, else a plain stderr counter; silent when disabled."""
+#: What one decision of each shipped bot costs, relative to the heuristic's (the game's
+#: own work included), for the progress bars: a deal pair weighs the sum of its two bots'
+#: costs, so that a search bot's pairs count as the work they are (``bench/agents.py``
+#: measures the bots; only the ratios matter here).
+DECISION_COST = {"random": 1, "heuristic": 1, "ppo": 10, "net-v1": 12, "net": 15,
+                 "net-endgame": 20, "pimc-uniform": 4000, "pimc": 6000, "ismcts-fast": 4000,
+                 "ismcts": 16000}
+#: The cost of an agent :data:`DECISION_COST` does not name (a model file, your own class).
+UNKNOWN_COST = 10
 
-    def __init__(self, total: int, enabled: bool, desc: str):
+
+def pair_cost(agent_a, agent_b) -> float:
+    """The weight of one deal pair of ``agent_a`` against ``agent_b`` in a progress bar:
+    the sum of their :data:`DECISION_COST` (by :func:`agent_label`)."""
+    return float(sum(DECISION_COST.get(agent_label(a), UNKNOWN_COST)
+                     for a in (agent_a, agent_b)))
+
+
+class Progress:
+    """Deal pairs done, weighted by their cost: the bar moves by ``n * cost`` for ``n``
+    pairs of that cost (:func:`pair_cost`), out of ``work`` (default: ``total``, every pair
+    costing 1), so that its share and time left fit pairs of unequal cost; the pairs are
+    counted beside it. tqdm if installed, else a plain stderr line; silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool, desc: str, work: float | None = None):
         self.total, self.done, self.bar, self.enabled = total, 0, None, enabled
+        self.work, self.work_done = float(total if work is None else work), 0.0
         if enabled:
             try:
                 from tqdm import tqdm
             except ImportError:
                 self._line()
             else:
-                self.bar = tqdm(total=total, desc=desc, unit="pair", file=sys.stderr)
+                self.bar = tqdm(total=self.work, desc=desc, file=sys.stderr,
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} "
+                                           "[{elapsed}<{remaining}]",
+                                postfix=self._pairs())
+
+    def _pairs(self) -> str:
+        return f"{self.done}/{self.total} deal pairs"
 
     def _line(self) -> None:
-        sys.stderr.write(f"\r{self.done}/{self.total} deal pairs")
+        share = 100 * self.work_done / self.work if self.work else 100.0
+        sys.stderr.write(f"\r{self._pairs()}, {share:.0f}% of the work")
         sys.stderr.flush()
 
-    def update(self, n: int) -> None:
+    def update(self, n: int, cost: float = 1.0) -> None:
         self.done += n
+        self.work_done += n * cost
         if self.bar is not None:
-            self.bar.update(n)
+            self.bar.set_postfix_str(self._pairs(), refresh=False)
+            self.bar.update(n * cost)
         elif self.enabled:
             self._line()
 
@@ -285,19 +316,21 @@ def run_duplicate(agent_a, agent_b, pairs: int, seed: int = 0, workers: int | No
             for i in range(0, pairs, chunk)]
     if progress is None:
         progress = sys.stderr.isatty()
-    bar = Progress(pairs, progress, f"{agent_label(agent_a)} vs {agent_label(agent_b)}")
+    cost = pair_cost(agent_a, agent_b)
+    bar = Progress(pairs, progress, f"{agent_label(agent_a)} vs {agent_label(agent_b)}",
+                   work=pairs * cost)
     t0 = time.perf_counter()
     results: list = []
     try:
         if workers == 1:
             for job in jobs:
                 results.extend(_run_chunk(job))
-                bar.update(job[4] - job[3])
+                bar.update(job[4] - job[3], cost)
         else:
             with multiprocessing.get_context().Pool(workers) as pool:
                 for part in pool.imap(_run_chunk, jobs):
                     results.extend(part)
-                    bar.update(len(part))
+                    bar.update(len(part), cost)
     finally:
         bar.close()
     out = summarise(results, agent_label(agent_a), agent_label(agent_b), seed)

@@ -61,7 +61,7 @@ import numpy as np
 from widderkopf_env.cli import UsageError, missing_extra, number, output_file
 from widderkopf_env.seeding import default_workers, derive_seed
 
-from .arena import Progress, agent_label, mean_ci95, run_duplicate
+from .arena import Progress, agent_label, mean_ci95, pair_cost, run_duplicate
 from .cli_args import load_agents
 
 ELO_SCALE = 400.0  #: rating points per factor of 10 in the odds of winning a pair
@@ -341,9 +341,10 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
                              f"{list(ref['players'])}, got {list(baselines)}")
         baselines = {b: ref["players"][b] for b in baselines}
     t0 = time.perf_counter()
+    costs = {opponent: pair_cost(agent, opponent) for opponent in baselines}
     bar = Progress(pairs * len(baselines),
                     sys.stderr.isatty() if progress is None else progress,
-                    f"{agent_label(agent)} ladder")
+                    f"{agent_label(agent)} ladder", work=pairs * sum(costs.values()))
     matchups = []
     try:
         for k, opponent in enumerate(baselines):
@@ -352,7 +353,7 @@ def run_ladder(agent, pairs: int = DEFAULT_PAIRS, seed: int = 0, workers: int | 
                 left = time_budget - (time.perf_counter() - t0)
                 deadline = time.perf_counter() + left / (len(baselines) - k)
             matchups.append(play_matchup(agent, opponent, pairs, seed, workers, deadline,
-                                         on_block=bar.update))
+                                         on_block=lambda n, c=costs[opponent]: bar.update(n, c)))
     finally:
         bar.close()
     name = agent_label(agent)
