@@ -145,7 +145,8 @@ class WebMatch:
             for i, a in enumerate(v.legal_actions())]
         out = {
             "step": self.step, "seat": me, "opponent": self.opponent,
-            "variant": v.variant.name, "hand": v.hand_no + (v.phase != Phase.OVER),
+            "variant": v.variant.name, "trump": v.trump,  # -1 until trumps are named
+            "hand": v.hand_no + (v.phase != Phase.OVER),
             "num_hands": v.num_hands, "scores": {"you": v.scores[me], "bot": v.scores[bot]},
             "hands_over": 0 if v.last_result is None else v.last_result.hand + 1,
             "prompt": "" if over else _prompt(v), "legal": legal, "events": self.events,
