@@ -162,6 +162,39 @@ def _stages(lines):
     return [x for x in lines if x.startswith("stage ")]
 
 
+# --- issue 57 item 5: --force-restart looks inside the run's folders ---------------------------
+
+USERS = ["values/notes.txt", "values/1-4/mine.npz", "clone/data/README", "clone/policy_v2.npz",
+         "values2/1-4/kept/table.csv"]
+
+
+def test_force_restart_of_a_recipe_refuses_a_users_file_in_each_subfolder(finished, tmp_path,
+                                                                        capsys, monkeypatch):
+    out = _copy(finished, tmp_path)
+    for name in USERS:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("a user's file")
+    named = [*USERS[:4], "values2/1-4/kept"]  # a folder no run writes is named once
+    before = snapshot(out)
+    with pytest.raises(RunFolderError) as err:
+        recipe_run.run_recipe(TINY, out, seed=4, force_restart=True, progress=False)
+    assert all(n in str(err.value) for n in named), str(err.value)
+    assert snapshot(out) == before
+    monkeypatch.setattr(recipe_run.Pipeline, "run", lambda self: pytest.fail("it started"))
+    assert train_cli.main(["--recipe", "demo", "--out", str(out), "--force-restart"]) == 2
+    [line] = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert "Traceback" not in line and all(n in line for n in named[:4]), line
+    assert snapshot(out) == before
+    for name in USERS:
+        (out / name).unlink()
+    (out / "values2/1-4/kept").rmdir()
+    from widderkopf_env.train.run_folder import RunFolder
+
+    with RunFolder(out, "recipe") as folder:  # the run's own files, at any depth, go
+        folder.clear()
+    assert snapshot(out) == {}
+
+
 def test_a_truncated_value_shard_is_rebuilt(finished, tmp_path):
     out = _copy(finished, tmp_path)
     shard = out / "values" / "1-4" / "shard_00001.npz"

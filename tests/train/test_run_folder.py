@@ -95,7 +95,8 @@ def test_a_second_trainer_on_the_same_folder_exits_2_naming_the_first(tmp_path, 
 
 @pytest.mark.parametrize("files", [
     ["best_model.zip", "checkpoints/step_0000099999.zip"],  # a run that lost config.json
-    ["final_model.zip"], ["tb/ppo_1/events"], [".best_model.zip.4242.tmp"],
+    ["final_model.zip"], ["tb/ppo_1/events.out.tfevents.1.host.0.0"],
+    [".best_model.zip.4242.tmp"],
 ])
 def test_a_new_run_never_starts_over_a_runs_files(tmp_path, capsys, files):
     out = tmp_path / "run"
@@ -109,9 +110,55 @@ def test_a_new_run_never_starts_over_a_runs_files(tmp_path, capsys, files):
     assert snapshot(out) == before
     # --force-restart deletes the old run's files: the folder holds one run
     assert main(["--out", str(out), "--total-steps", "64", *TINY, "--force-restart"]) == 0
-    assert not any(p.name in ("step_0000099999.zip", "events") or p.name.endswith(".tmp")
+    assert not any(p.name in ("step_0000099999.zip", "events.out.tfevents.1.host.0.0")
+                   or p.name.endswith(".tmp")
                    for p in out.rglob("*"))
     assert checkpoints.list_steps(out / "checkpoints") == [64]
+
+
+# --- --force-restart deletes only what a run wrote, at any depth (issue 57 item 5) ----------
+
+USERS = ["checkpoints/my_notes.txt", "checkpoints/best/agent.zip", "tb/README.md",
+         "tb/ppo_0/my_plot.png", "checkpoints/step_0000000064.zip.bak"]
+
+
+def _add(out, names):
+    for name in names:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("a user's file")
+
+
+@pytest.mark.parametrize("users", [[name] for name in USERS] + [USERS])
+def test_force_restart_refuses_a_users_file_inside_the_runs_folders(run, capsys, users):
+    _add(run, users)
+    before = snapshot(run)
+    assert main(["--out", str(run), "--total-steps", "64", *TINY, "--force-restart"]) == 2
+    [line] = error_lines(capsys.readouterr().err)
+    named = [n if "/best/" not in n else "checkpoints/best" for n in users]
+    assert "not a run's" in line and all(n in line for n in named), line
+    assert snapshot(run) == before
+
+
+@pytest.mark.parametrize("manifest", ["written now", "entries only", "none"])
+def test_clear_deletes_the_runs_nested_files_and_refuses_a_users(run, manifest):
+    """A manifest of an older version (top-level entries only) or none: the kind's files."""
+    from widderkopf_env.train.run_folder import KINDS, MANIFEST, RunFolder, RunFolderError
+
+    if manifest == "entries only":
+        (run / MANIFEST).write_text(json.dumps({"kind": "ppo", "entries": KINDS["ppo"]}))
+    elif manifest == "none":
+        (run / MANIFEST).unlink()
+    assert {"checkpoints/step_0000000064.zip", "tb"} <= set(snapshot(run))
+    _add(run, ["tb/ppo_0/mine.txt"])
+    before = snapshot(run)
+    with RunFolder(run, "ppo") as folder, pytest.raises(RunFolderError,
+                                                       match="tb/ppo_0/mine.txt"):
+        folder.clear()
+    assert snapshot(run) == before
+    (run / "tb/ppo_0/mine.txt").unlink()
+    with RunFolder(run, "ppo") as folder:
+        folder.clear()
+    assert snapshot(run) == {}
 
 
 @pytest.mark.parametrize("flag", ["--net-arch", "--n-steps"])

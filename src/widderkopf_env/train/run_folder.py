@@ -11,11 +11,14 @@ Every command that writes a run folder (``widderkopf-train``, its ``--recipe``, 
   a file with other names (a hard link), is refused, and nothing but a lock file this
   module made is ever truncated. It names its holder (pid, host, start time); a second
   process gets :class:`FolderInUse` saying so.
-- **the manifest**, ``.widderkopf-run.json``: the kind of run and the entries it writes
-  (names or ``*`` patterns of the folder's top level). A delete (``--force-restart``)
-  touches only those entries, and is refused, naming them, while the folder holds
-  anything else. A folder written before the manifest existed is read with its kind's
-  entries (:data:`KINDS`). Entries that are symbolic links are refused.
+- **the manifest**, ``.widderkopf-run.json``: the kind of run, the top-level entries it
+  writes (names or ``*`` patterns) and the files it writes at any depth (``"files"``,
+  :data:`~widderkopf_env.train.run_files.RUN_FILES`). A delete (``--force-restart``)
+  touches only those files (and the run's folders they leave empty), and is refused,
+  naming them, while the folder holds anything else, in a subfolder too. A manifest
+  without ``"files"`` is read with its kind's files in its entries; a folder written
+  before the manifest existed, with its kind's. Entries that are symbolic links are
+  refused.
 - **atomic writes**, :func:`write_atomic`: a temporary ``.NAME.PID.tmp`` in the same
   folder (the one temporary-file convention), flushed and fsynced, renamed over ``NAME``,
   then the folder fsynced. :meth:`RunFolder.remove_stale_temporaries` deletes those a
@@ -31,28 +34,16 @@ import datetime
 import fnmatch
 import json
 import os
-import shutil
 import socket
 import stat
 from pathlib import Path
 
 from widderkopf_env.atomic import is_temporary, write_atomic
 from widderkopf_env.cli import UsageError
-
-LOCK_NAME = ".widderkopf-train.lock"
-MANIFEST = ".widderkopf-run.json"
+from widderkopf_env.train.run_files import LOCK_NAME, MANIFEST, RUN_FILES, survey, top_level
 
 #: The top-level entries each kind of run writes (names, or patterns with ``*``).
-KINDS = {
-    "ppo": ("config.json", "checkpoints", "best_model.*", "final_model.*",
-            "final_policy.npz", "eval_history.json", "learning_curve.png", "summary.json",
-            "tb"),
-    "recipe": ("recipe.json", "recipe.log", "clone", "ppo", "values", "values2",
-               "agent.npz", "evaluation.json", "summary.json", "curve.png", "curve.json"),
-    "exploit": ("exploit.json", "best_response.zip", "learning_curve.png", "tb"),
-    "shards": ("shard_*.npz",),
-    "rllib": ("checkpoint_*",),
-}
+KINDS = {kind: top_level(files) for kind, files in RUN_FILES.items()}
 
 
 class RunFolderError(UsageError):
@@ -109,15 +100,23 @@ class RunFolder:
         return sorted(p.name for p in self.out.iterdir()
                       if p.name not in (LOCK_NAME, MANIFEST))
 
-    def patterns(self) -> tuple:
-        """The entries a run wrote here: the manifest's (only those its kind writes: an
-        edited manifest claims nothing more), else those of this kind."""
+    def files(self) -> tuple:
+        """The files a run wrote here, at any depth (patterns): the manifest's (only those
+        its kind writes: an edited manifest claims nothing more; one without ``"files"``,
+        its kind's files in its entries), else those of this kind."""
         try:
             data = json.loads((self.out / MANIFEST).read_text())
-            known = KINDS[data["kind"]]
-            return tuple(x for x in data["entries"] if x in known)
+            known = RUN_FILES[data["kind"]]
+            if "files" in data:
+                return tuple(x for x in data["files"] if x in known)
+            entries = [x for x in data["entries"] if x in KINDS[data["kind"]]]
+            return tuple(x for x in known if x.split("/")[0] in entries)
         except (OSError, ValueError, KeyError, TypeError):
-            return KINDS[self.kind]
+            return RUN_FILES[self.kind]
+
+    def patterns(self) -> tuple:
+        """The top-level entries a run wrote here (those of :meth:`files`)."""
+        return top_level(self.files())
 
     def is_runs(self, name: str) -> bool:
         return is_temporary(name) or any(fnmatch.fnmatchcase(name, p)
@@ -128,8 +127,9 @@ class RunFolder:
         return [name for name in self.entries() if self.is_runs(name)]
 
     def foreign(self) -> list[str]:
-        """The entries no run wrote."""
-        return [name for name in self.entries() if not self.is_runs(name)]
+        """What no run wrote, at any depth (paths relative to the folder; a folder no run
+        writes is named once)."""
+        return survey(self.out, self.files()).other
 
     def check_links(self) -> None:
         """:class:`RunFolderError` if an entry of the run is a symbolic link."""
@@ -154,22 +154,27 @@ class RunFolder:
             self.check_clear()
 
     def check_clear(self) -> None:
-        """:class:`RunFolderError`, naming them, if the folder holds entries no run
-        wrote: ``--force-restart`` deletes a run, never anything else."""
+        """:class:`RunFolderError`, naming them, if the folder holds anything no run
+        wrote, at any depth: ``--force-restart`` deletes a run, never anything else."""
+        self._cleared_survey()
+
+    def _cleared_survey(self):
         self.check_links()
-        other = self.foreign()
-        if other:
+        found = survey(self.out, self.files())
+        if found.other:
             raise RunFolderError(
-                f"{self.out} holds files that are not a run's ({_listed(other)}); "
+                f"{self.out} holds files that are not a run's ({_listed(found.other)}); "
                 "--force-restart deletes only what a run wrote: move them away, or give a "
                 "new or an empty folder")
+        return found
 
     # -- writes (under the lock) ------------------------------------------------------------
 
     def commit(self) -> None:
         """Record the run's entries in the manifest (before its first output)."""
         self.out.mkdir(parents=True, exist_ok=True)
-        data = {"kind": self.kind, "entries": list(KINDS[self.kind])}
+        data = {"kind": self.kind, "entries": list(KINDS[self.kind]),
+                "files": list(RUN_FILES[self.kind])}
         old = None
         with contextlib.suppress(OSError, ValueError):
             old = json.loads((self.out / MANIFEST).read_text())
@@ -190,15 +195,15 @@ class RunFolder:
         self.commit()
 
     def clear(self) -> None:
-        """Delete the run's entries (``--force-restart``); refused while the folder holds
-        anything else (:meth:`check_clear`)."""
-        self.check_clear()
-        for name in self.owned():
-            path = self.out / name
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            else:
-                path.unlink(missing_ok=True)
+        """Delete the files the run wrote, at any depth, and its folders they leave empty
+        (``--force-restart``); refused, nothing deleted, while the folder holds anything
+        else (:meth:`check_clear`)."""
+        found = self._cleared_survey()
+        for path in found.files:
+            path.unlink(missing_ok=True)
+        for folder in found.folders:  # deepest first
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         (self.out / MANIFEST).unlink(missing_ok=True)
 
     def write(self, name: str, data: bytes) -> Path:
