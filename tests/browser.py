@@ -59,3 +59,24 @@ def chromium(window: str = "1024,1000", offline: bool = False):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+_OVERLAPS = """
+const boxes = [...document.querySelectorAll(arguments[0] + " [data-role^=head-]")].map((e) => {
+  const r = e.getBoundingClientRect();
+  return {text: e.textContent || e.getAttribute("data-role"), l: r.left, t: r.top, r: r.right, b: r.bottom};
+});
+const hits = [];
+boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
+  if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) hits.push([a.text, b.text]);
+}));
+return {texts: boxes.map((b) => b.text), overlaps: hits};
+"""
+
+
+def header_overlaps(driver, where: str = "#table") -> list:
+    """The pairs of texts (and the trump sign) of the table picture's header under
+    ``where`` whose boxes, as the browser laid them out, intersect."""
+    out = driver.execute_script(_OVERLAPS, where)
+    assert len(out["texts"]) >= 4, out  # hand, "Trump", the suit or "not named", the crack
+    return out["overlaps"]

@@ -65,26 +65,6 @@ def play_match(driver, rng: random.Random) -> tuple[int, int]:
     return clicks, cards
 
 
-_OVERLAPS = """
-const boxes = [...document.querySelectorAll(arguments[0] + " [data-role^=head-]")].map((e) => {
-  const r = e.getBoundingClientRect();
-  return {text: e.textContent || e.getAttribute("data-role"), l: r.left, t: r.top, r: r.right, b: r.bottom};
-});
-const hits = [];
-boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
-  if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) hits.push([a.text, b.text]);
-}));
-return {texts: boxes.map((b) => b.text), overlaps: hits};
-"""
-
-
-def header_overlaps(driver, where: str = "#table") -> list:
-    """The pairs of header texts (and the trump sign) whose boxes intersect in the page."""
-    out = driver.execute_script(_OVERLAPS, where)
-    assert len(out["texts"]) >= 4, out  # hand, "Trump", the suit or "not named", the crack
-    return out["overlaps"]
-
-
 _LOG = """
 const log = document.getElementById("log"), box = log.getBoundingClientRect();
 return [...log.querySelectorAll("li")].map((li) => {
@@ -105,7 +85,7 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
     with running_table(config) as server:
         browser.get(server.url)
         wait_for(browser, lambda d: step(d) >= 0, "the first state")
-        assert header_overlaps(browser) == []
+        assert chromium_browser.header_overlaps(browser) == []
         title = browser.find_element(By.ID, "title").text
         assert title.startswith("you (player_1) against the bot (")  # the seat named once
         table_text = browser.find_element(By.ID, "table").text
@@ -164,7 +144,7 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
         trumps = browser.find_element(By.ID, "rules-trumps").text
         assert trumps.startswith("This hand, ") and " named: Q\u2663 Q\u2660 " in trumps
         browser.find_element(By.ID, "rules-close").click()
-        assert header_overlaps(browser) == []
+        assert chromium_browser.header_overlaps(browser) == []
         # the log's numbers are whole, from 1, past 100 too
         log = browser.execute_script(_LOG)
         assert [n for n, _ in log] == [f"{i}." for i in range(1, len(log) + 1)]
@@ -223,7 +203,7 @@ def test_a_hands_start_keeps_the_header_texts_apart(browser):
         wait_for(browser, lambda d: step(d) >= 0, "the first state")
         header = browser.find_element(By.ID, "table").text
         assert "not named" in header and "No crack: x1" in header
-        assert header_overlaps(browser) == []
+        assert chromium_browser.header_overlaps(browser) == []
         browser.find_element(By.ID, "rules-button").click()
         assert browser.find_element(By.ID, "rules-trumps").text == \
             "This hand's trump suit is not named yet."

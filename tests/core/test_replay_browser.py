@@ -81,11 +81,16 @@ def test_replay_in_chromium_steps_with_the_arrow_keys(browser, tmp_path):
 
     replay = fresh(game)
     assert shown(browser) == {"step": 0, **expected(replay)}
+    # the deal: "not named" and "No crack: x1" stand apart, as laid out in the page
+    assert "not named" in browser.find_element(By.ID, "table").text
+    assert chromium_browser.header_overlaps(browser) == []
     browser.save_screenshot(str(ARTIFACTS / "step00_deal.png"))
     for step, action in enumerate(game.history, start=1):
         press(Keys.ARROW_RIGHT)
         replay.apply(action)
         assert shown(browser) == {"step": step, **expected(replay)}, step
+        if replay.level or step < 4:  # a trump sign, each crack level: still apart
+            assert chromium_browser.header_overlaps(browser) == [], step
         if step == 12:
             browser.save_screenshot(str(ARTIFACTS / "step12_spectator.png"))
     assert replay.state_dict() == game.state_dict()
