@@ -34,6 +34,7 @@ import json
 import secrets
 import sys
 import threading
+import traceback
 import webbrowser
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ from .web_record import MatchRecord, RecordDamaged, match_entry
 
 MAX_SESSIONS = 8  #: open sessions (page loads) at a time
 MAX_BODY = 4096  #: bytes in a request body
+MAX_DEPTH = 8  #: levels of nesting in a request body (the API's bodies are flat objects)
 TOKEN_HEADER = "X-Widderkopf-Token"
 
 
@@ -135,6 +137,9 @@ class Session:
             raise StaleMove(f"a new match was asked for from match {body.get('match')!r}, "
                             f"but this page is at match {self.number}: a repeated or "
                             "out-of-date request")
+        if not self.match.over:
+            raise HttpError(409, f"match {self.number} is not over: a new match starts "
+                                 "only when this one has ended")
         self.new_match()
         return self.state()
 
@@ -163,6 +168,12 @@ class TableServer(ThreadingHTTPServer):
         self.url = f"http://{self.allowed_host}/?key={self.key}"
         self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.sessions_lock = threading.Lock()
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up or timed out is let go quietly; anything else is
+        printed (the request was answered with a 500 where it could be)."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
     def open_session(self) -> Session:
         session = Session(self.config)
@@ -213,19 +224,31 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # no line per request on the terminal
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str, csp: str = "default-src 'none'"):
+    def _send(self, status: int, body: bytes, ctype: str, csp: str = "default-src 'none'",
+              extra: tuple = ()):
+        if getattr(self, "request_version", None) == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"  # a malformed line: answered with headers too
         self.send_response(status)
         for name, value in (("Content-Type", ctype), ("Content-Length", str(len(body))),
                             ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
                             ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
-                            ("Content-Security-Policy", csp), ("Connection", "close")):
+                            ("Content-Security-Policy", csp), ("Connection", "close"), *extra):
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
-    def _json(self, status: int, data: dict) -> None:
+    def send_error(self, code: int, message=None, explain=None) -> None:
+        """http.server's own refusals (a malformed request line or header, an unknown
+        method) as the table's: one-line JSON, every header of every answer."""
+        self.close_connection = True
+        if code == 501:  # a method http.server has no handler for
+            return self._refuse_method()
+        self._json(code, {"error": f"{message or self.responses.get(code, ('',))[0]}"})
+
+    def _json(self, status: int, data: dict, extra: tuple = ()) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode(),
-                   "application/json; charset=utf-8")
+                   "application/json; charset=utf-8", extra=extra)
 
     def _check_host(self) -> None:
         if not host_allowed(self.headers.get("Host"), self.server.listen,
@@ -248,6 +271,8 @@ class Handler(BaseHTTPRequestHandler):
             session = self.server.open_session()
         except HttpError as err:
             return self._json(err.status, {"error": str(err)})
+        except Exception as err:  # noqa: BLE001 (answered, and shown on the terminal)
+            return self._fault(err)
         n = session.nonce
         self._send(200, page(session).encode(), "text/html; charset=utf-8",
                    f"default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; "
@@ -257,17 +282,24 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> dict:
         if "Transfer-Encoding" in self.headers:
             raise HttpError(411, "send the body with a Content-Length, not chunked")
-        length = self.headers.get("Content-Length")
-        if length is None:
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths:
             raise HttpError(411, "a Content-Length header is required")
-        if not length.isdigit():
-            raise HttpError(400, f"Content-Length must be a number of bytes, got {length!r}")
-        if int(length) > MAX_BODY:
-            raise HttpError(413, f"the body may hold at most {MAX_BODY} bytes, got {length}")
+        length = lengths[0].strip()
+        if len(lengths) > 1 or not (length.isascii() and length.isdigit()):
+            raise HttpError(400, "Content-Length must be one number of bytes (digits 0-9), "
+                                 f"got {', '.join(lengths)!r}"[:200])
+        if len(length) > 9 or int(length) > MAX_BODY:
+            raise HttpError(413, f"the body may hold at most {MAX_BODY} bytes, got {length}"[:200])
         raw = self.rfile.read(int(length))
+        if len(raw) != int(length):
+            raise HttpError(400, f"the body ended after {len(raw)} of {length} bytes")
+        if _depth(raw) > MAX_DEPTH:
+            raise HttpError(400, f"the body must be a JSON object nested at most {MAX_DEPTH} "
+                                 "levels deep")
         try:
             body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise HttpError(400, "the body must be a JSON object") from None
         if not isinstance(body, dict):
             raise HttpError(400, "the body must be a JSON object")
@@ -293,12 +325,48 @@ class Handler(BaseHTTPRequestHandler):
                     raise HttpError(422, str(err)) from None
         except HttpError as err:
             return self._json(err.status, {"error": str(err)})
+        except Exception as err:  # noqa: BLE001 (answered, and shown on the terminal)
+            return self._fault(err)
         self._json(200, data)
 
+    def _fault(self, err: Exception) -> None:
+        """A fault of the table: shown on the terminal, and the page gets a 500 naming
+        only the error's type. A client that is gone gets nothing."""
+        if isinstance(err, (ConnectionError, TimeoutError)):
+            raise err  # TableServer.handle_error lets it go quietly
+        print(f"widderkopf-play: the request {self.command} {self.path!r} failed:",
+              file=sys.stderr)
+        traceback.print_exception(err, file=sys.stderr)
+        self._json(500, {"error": f"the table failed ({type(err).__name__}); the terminal "
+                                  "that runs it shows why"})
+
     def _refuse_method(self):
-        self._json(405, {"error": f"{self.command} is not served: GET the page, POST to the API"})
+        self._json(405, {"error": f"{str(self.command)[:20]!r} is not served: GET the page, "
+                                  "POST to the API"}, extra=(("Allow", "GET, POST"),))
 
     do_HEAD = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = _refuse_method
+
+
+def _depth(raw: bytes) -> int:
+    """How deep the JSON text ``raw`` nests arrays and objects (strings skipped)."""
+    depth = most = 0
+    in_string = escaped = False
+    for c in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:  # quote
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c in b"[{":
+            depth += 1
+            most = max(most, depth)
+        elif c in b"]}":
+            depth -= 1
+    return most
 
 
 def serve(config: TableConfig, host: str = "127.0.0.1", port: int = 0,
