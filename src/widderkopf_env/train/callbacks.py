@@ -20,8 +20,10 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback, ProgressBarCallback
 
+from widderkopf_env.atomic import is_temporary
+
 from . import checkpoints, run_folder
-from .evaluation import describe, evaluate
+from .evaluation import LEGEND, describe, evaluate
 from .export import export_policy
 from .opponents import opponent_mix
 
@@ -42,6 +44,7 @@ class TrainingRun:
         self.best_weights: dict | None = None  # of a best model found in this session
         self._session_start = time.perf_counter() if started is None else started
         self._wall_before = 0.0
+        self._explained = False  # LEGEND logged (once per session, before the first line)
 
     # --- opponents ---------------------------------------------------------------------------
 
@@ -113,8 +116,15 @@ class TrainingRun:
         run_folder.write_atomic(self.out / "eval_history.json",
                                 json.dumps(self.history, indent=1).encode())
         self.timers["eval"] += time.perf_counter() - t
-        self.log(f"[{steps}] eval ({cfg['eval_pairs']} pairs): {describe(res)}{mark}")
+        self.log_evaluation(steps, cfg["eval_pairs"], res, mark)
         return entry
+
+    def log_evaluation(self, steps: int, pairs: int, res: dict, mark: str = "") -> None:
+        """An evaluation's log line, after :data:`~.evaluation.LEGEND` the first time."""
+        if not self._explained:
+            self.log(LEGEND)
+            self._explained = True
+        self.log(f"[{steps}] eval ({pairs} pairs): {describe(res)}{mark}")
 
     def checkpoint(self, model) -> Path:
         t = time.perf_counter()
@@ -165,6 +175,15 @@ class TrainingRun:
             on_disk = json.loads(best_file.read_text())
             if self.best is None or on_disk["mean"] > self.best["mean"]:
                 self.best = on_disk
+
+
+def files_written(folder) -> str:
+    """The log's last line: the entries the run wrote in its folder (a
+    :class:`~.run_folder.RunFolder`; its manifest's entries found there), folders with
+    a ``/``."""
+    names = [name + ("/" if (folder.out / name).is_dir() else "")
+             for name in folder.owned() if not is_temporary(name)]
+    return f"files written in {folder.out}: " + ", ".join(names)
 
 
 class ProgressBar(ProgressBarCallback):

@@ -39,12 +39,21 @@ def evaluate(weights: dict, pairs: int, seed: int, workers: int | None = None,
     return out
 
 
+#: What :func:`describe`'s numbers are, said once in a run's log before its first
+#: evaluation line.
+LEGEND = ("eval: the learner's game points per hand against each opponent over duplicate "
+          "deal pairs (the same deals played from both seats), with its 95% confidence "
+          "interval; cracks: the share of hands in which the learner cracked (escalated, "
+          "doubling the hand's value: rules R11)")
+
+
 def describe(results: dict) -> str:
-    """One line: ``vs heuristic +0.123 [+0.020, +0.220] cracks 31% | vs random ...``."""
+    """One line: ``vs heuristic +0.123 95% CI [+0.020, +0.220], cracks 31% | vs random
+    ...`` (:data:`LEGEND` says what the numbers are)."""
     parts = []
     for opp, r in results.items():
         lo, hi = r["ci95"]
-        parts.append(f"vs {opp} {r['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+        parts.append(f"vs {opp} {r['mean']:+.3f} 95% CI [{lo:+.3f}, {hi:+.3f}], "
                      f"cracks {100 * r['crack_rate']:.0f}%")
     return " | ".join(parts)
 
@@ -52,7 +61,9 @@ def describe(results: dict) -> str:
 def plot_learning_curve(history: list[dict], path, title: str = "PPO learning curve",
                         crack_after: int = 0) -> None:
     """Game points per hand (95% CI bands) against training steps, one line per opponent;
-    a dashed line where the learner was first allowed to escalate (``crack_after``)."""
+    a dashed line where the learner was first allowed to escalate (``crack_after``, when
+    the run got there). The x axis runs from 0 to the last evaluation's step, the run's
+    end."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -69,8 +80,11 @@ def plot_learning_curve(history: list[dict], path, title: str = "PPO learning cu
         ax.fill_between(x, [r["ci95"][0] for _, r in rows], [r["ci95"][1] for _, r in rows],
                         color=colour, alpha=0.2, lw=0)
     ax.axhline(0.0, color="black", lw=0.8)
-    if crack_after > 0 and history and history[0]["steps"] <= crack_after:
+    last = max((e["steps"] for e in history), default=0)
+    if 0 < crack_after <= last and history[0]["steps"] <= crack_after:
         ax.axvline(crack_after, color="grey", ls="--", lw=0.8, label="learner may crack")
+    if last > 0:
+        ax.set_xlim(0, last * 1.02)  # the run, not a line drawn beyond its end
     ax.set_xlabel("training steps (learner decisions)")
     ax.set_ylabel("game points per hand (duplicate deals)")
     ax.set_title(title)

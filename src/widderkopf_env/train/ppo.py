@@ -413,7 +413,9 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
 
 
 def _finish(s: Session, final: dict, best: dict | None) -> dict:
-    """The learning curve and summary.json; returns the summary."""
+    """The learning curve and summary.json, then the list of the run's files in the log;
+    returns the summary."""
+    from .callbacks import files_written
     from .evaluation import plot_learning_curve
 
     cfg, run = s.cfg, s.run
@@ -423,7 +425,9 @@ def _finish(s: Session, final: dict, best: dict | None) -> dict:
                               f"{'self-play' if cfg['self_play'] else 'vs ' + cfg['opponent']}",
                         crack_after=cfg["crack_after"])
     s.phases["plot"] = time.perf_counter() - t
-    return _write_summary(s, final, best)
+    summary = _write_summary(s, final, best)
+    s.log(files_written(s.folder))
+    return summary
 
 
 def _write_summary(s: Session, final: dict | None, best: dict | None) -> dict:

@@ -478,19 +478,19 @@ def _result(res) -> dict:
 def plot_curve(curve: list[dict], path, title: str) -> None:
     """Game points per hand (95% CI bars) against wall-clock minutes, one line per opponent."""
     import matplotlib
-
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
+    x = [p["minutes"] for p in curve]
     for opp, colour in zip(OPPONENTS, ("tab:red", "tab:purple"), strict=True):
-        x = [p["minutes"] for p in curve]
         y = [p[opp]["mean"] for p in curve]
         err = [[p[opp]["mean"] - p[opp]["ci95"][0] for p in curve],
                [p[opp]["ci95"][1] - p[opp]["mean"] for p in curve]]
         ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=3, color=colour,
                     label=f"vs {opp}")
     ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlim(0, max(x, default=0) * 1.02 or 1.0)  # the run's minutes, no further
     ax.set_xlabel("wall-clock minutes")
     ax.set_ylabel("game points per hand (duplicate deals)")
     ax.set_title(f"recipe {title}: strength against time")

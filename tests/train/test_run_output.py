@@ -1,0 +1,103 @@
+"""What a training run tells its user: evaluation lines that label their intervals as 95%
+intervals and say once what "cracks" means, the list of the files the run wrote at the
+end, and learning curves whose x axis is the run's (a 204,800-step run does not run to
+500,000): each of the three curve plotters."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+from widderkopf_env.train import evaluation, exploit, recipe_run, run_folder  # noqa: E402
+from widderkopf_env.train.callbacks import TrainingRun  # noqa: E402
+from widderkopf_env.train.ppo import parse_config, train  # noqa: E402
+
+RESULT = {"mean": 0.25, "ci95": [0.1, 0.4], "crack_rate": 0.3}
+
+
+def test_an_evaluation_line_says_its_intervals_are_95_percent():
+    line = evaluation.describe({"heuristic": RESULT, "random": RESULT})
+    assert line == ("vs heuristic +0.250 95% CI [+0.100, +0.400], cracks 30% | "
+                    "vs random +0.250 95% CI [+0.100, +0.400], cracks 30%")
+    assert "95% confidence interval" in evaluation.LEGEND
+    assert "cracks: the share of hands in which the learner cracked" in evaluation.LEGEND
+
+
+def test_what_cracks_means_is_said_once_before_the_first_evaluation(tmp_path):
+    lines = []
+    cfg = {"eval_every": 64, "checkpoint_every": 0, "self_play": False, "snapshot_every": 0}
+    run = TrainingRun(cfg, tmp_path, vec_env=None, log=lines.append)
+    run.log_evaluation(64, 2, {"heuristic": RESULT})
+    run.log_evaluation(128, 2, {"heuristic": RESULT}, "  (new best)")
+    assert lines == [evaluation.LEGEND,
+                     "[64] eval (2 pairs): vs heuristic +0.250 95% CI [+0.100, +0.400], "
+                     "cracks 30%",
+                     "[128] eval (2 pairs): vs heuristic +0.250 95% CI [+0.100, +0.400], "
+                     "cracks 30%  (new best)"]
+
+
+def captured(monkeypatch, module) -> list:
+    """The figures ``module`` saves, kept as they are saved."""
+    figures, real = [], module.save_png
+
+    def save(fig, path):
+        figures.append(fig)
+        real(fig, path)
+
+    monkeypatch.setattr(module, "save_png", save)
+    return figures
+
+
+def test_a_run_lists_its_files_last_and_its_curve_ends_with_it(tmp_path, monkeypatch, capsys):
+    figures = captured(monkeypatch, evaluation)
+    out = tmp_path / "run"
+    summary = train(parse_config([
+        "--out", str(out), "--total-steps", "128", "--net-arch", "8", "--n-envs", "1",
+        "--n-steps", "64", "--batch-size", "64", "--epochs", "1", "--eval-every", "64",
+        "--eval-pairs", "2", "--workers", "1", "--final-eval-pairs", "2",
+        "--checkpoint-every", "0", "--crack-after", "500000", "--no-progress"]))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines.count(evaluation.LEGEND) == 1
+    evals = [k for k, line in enumerate(lines) if "] eval (2 pairs): " in line]
+    assert len(evals) == 2 and lines.index(evaluation.LEGEND) == evals[0] - 1
+    assert all("95% CI [" in lines[k] for k in evals)
+    last = lines[-1]
+    assert last.startswith(f"files written in {out}: ")
+    listed = last.split(": ", 1)[1].split(", ")
+    assert {"config.json", "summary.json", "final_model.zip", "final_policy.npz",
+            "learning_curve.png", "eval_history.json", "checkpoints/"} <= set(listed)
+    assert all((out / name.rstrip("/")).exists() for name in listed)
+    [fig] = figures
+    assert fig.axes[0].get_xlim() == pytest.approx((0, summary["steps"] * 1.02))
+
+
+def test_the_learning_curve_ends_with_the_run_not_at_crack_after(monkeypatch, tmp_path):
+    figures = captured(monkeypatch, evaluation)
+    history = [{"steps": s, "heuristic": RESULT, "random": RESULT}
+               for s in (51_200, 102_400, 153_600, 204_800)]
+    evaluation.plot_learning_curve(history, tmp_path / "curve.png", crack_after=500_000)
+    evaluation.plot_learning_curve(history, tmp_path / "curve.png", crack_after=100_000)
+    for fig in figures:
+        assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
+    labels = [[t.get_text() for t in fig.axes[0].get_legend().get_texts()] for fig in figures]
+    assert "learner may crack" not in labels[0] and "learner may crack" in labels[1]
+
+
+def test_the_recipe_curve_ends_with_the_run(monkeypatch, tmp_path):
+    figures = captured(monkeypatch, run_folder)
+    curve = [{"minutes": m, "heuristic": RESULT, "net": RESULT} for m in (2.5, 6.0, 12.5)]
+    recipe_run.plot_curve(curve, tmp_path / "curve.png", "net")
+    [fig] = figures
+    assert fig.axes[0].get_xlim() == pytest.approx((0, 12.5 * 1.02))
+
+
+def test_the_best_response_curve_ends_with_the_run(monkeypatch, tmp_path):
+    figures = captured(monkeypatch, exploit)
+    result = {"curve": [{"steps": s, **RESULT} for s in (51_200, 102_400, 204_800)],
+              "steps": 204_800, "edge": {**RESULT, "pairs": 100}, "agent": "heuristic",
+              "seed": 0, "settings": {"curve_pairs": 20}}
+    exploit.plot_curve(result, tmp_path / "curve.png")
+    [fig] = figures
+    assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
