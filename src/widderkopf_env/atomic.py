@@ -13,10 +13,12 @@ lock (``fcntl.flock``) on a lock file beside it, which a writer holds while it w
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
 import stat
+import time
 from pathlib import Path
 
 __all__ = ["FileLock", "fsync_dir", "is_temporary", "open_temporary", "write_atomic"]
@@ -98,14 +100,15 @@ except ImportError:  # pragma: no cover (Windows: an exclusively created file)
 
 class FileLock:
     """The lock ``path`` (a file created for it, beside the file it guards); a context
-    manager that waits for it. One holder at a time across threads and processes: each
-    :meth:`acquire` opens the file anew (its own ``flock``); the holder removes the file
-    on release, and a waiter that then gets the lock of a removed file tries again. A lock
-    path that is a symbolic link or not a regular file is refused (``OSError`` naming it),
-    never followed or truncated."""
+    manager that waits for it, at most ``timeout`` seconds if given (then
+    ``BlockingIOError`` naming it). One holder at a time across threads and processes:
+    each :meth:`acquire` opens the file anew (its own ``flock``); the holder removes the
+    file on release, and a waiter that then gets the lock of a removed file tries again.
+    A lock path that is a symbolic link or not a regular file is refused (``OSError``
+    naming it), never followed or truncated."""
 
-    def __init__(self, path: Path):
-        self.path = Path(path)
+    def __init__(self, path: Path, timeout: float | None = None):
+        self.path, self.timeout = Path(path), timeout
         self._fd: int | None = None
 
     def __enter__(self) -> FileLock:
@@ -116,11 +119,12 @@ class FileLock:
         self.release()
 
     def acquire(self) -> None:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
             fd = self._open()
             try:
                 if fcntl is not None:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    self._flock(fd, deadline)
                     st = os.stat(self.path, follow_symlinks=False)
                     if st.st_ino != os.fstat(fd).st_ino:
                         raise FileNotFoundError  # removed by the holder before us
@@ -131,6 +135,22 @@ class FileLock:
             except BaseException:
                 os.close(fd)
                 raise
+
+    def _flock(self, fd: int, deadline: float | None) -> None:
+        if deadline is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise BlockingIOError(errno.EAGAIN, "held by another writer for over "
+                                          f"{self.timeout:g} s", str(self.path)) from None
+                time.sleep(pause)
+                pause = min(2 * pause, 0.05)
 
     def _open(self) -> int:
         while True:
@@ -149,8 +169,6 @@ class FileLock:
             return fd
 
     def _create_exclusively(self) -> int:  # pragma: no cover (platforms without flock)
-        import time
-
         while True:
             try:
                 return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)

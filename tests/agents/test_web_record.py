@@ -19,6 +19,7 @@ from web_client import Client, running_table
 from widderkopf_env.agents import web_record
 from widderkopf_env.agents.web_play import TableConfig, TableServer
 from widderkopf_env.agents.web_record import MatchRecord, RecordDamaged, rate
+from widderkopf_env.atomic import FileLock
 from widderkopf_env.registry import load_agent
 
 
@@ -284,3 +285,39 @@ def test_the_repeat_rule_counts_a_deal_once():
     assert out["repeated"] == 1 and out["matches"] == 5
     assert out["opponents"]["heuristic"]["won"] == 8 and out["hands"] == 12
     assert web_record.Tally([entry(0, seed=9), dict(entry(1, seed=9), variant="medium")]).repeated == 0
+
+
+def test_a_first_write_cut_short_is_started_again(tmp_path):
+    path = tmp_path / "matches.json"
+    path.write_bytes(b'{"format": "widderkopf-we')  # the header a crash cut short
+    record = MatchRecord(path)
+    assert record.matches == [] and record.rating()["matches"] == 0
+    record.add(entry(0))
+    assert [m["id"] for m in journal(path)] == [0]
+
+
+def test_a_writer_that_holds_the_lock_too_long_gives_an_error(tmp_path):
+    path = tmp_path / "matches.json"
+    record = MatchRecord(path, wait=0.2)
+    with FileLock(record.lock_path):  # another writer, stuck
+        with pytest.raises(OSError, match="held by another writer") as err:
+            record.add(entry(0))
+    assert err.value.filename == str(path)
+    record.add(entry(1))
+    assert [m["id"] for m in journal(path)] == [1]
+
+
+def test_a_record_nested_deeply_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "matches.json"
+    path.write_bytes(b"[" * 100_000)
+    with pytest.raises(RecordDamaged, match="nested too deeply.*move it away"):
+        MatchRecord(path)
+
+
+def test_a_record_that_is_a_link_is_written_through(tmp_path):
+    target, path = tmp_path / "synced" / "matches.json", tmp_path / "matches.json"
+    target.parent.mkdir()
+    path.symlink_to(target)
+    MatchRecord(path).add(entry(0))
+    MatchRecord(path).add(entry(1))
+    assert path.is_symlink() and [m["id"] for m in journal(target)] == [0, 1]

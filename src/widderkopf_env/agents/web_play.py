@@ -24,8 +24,12 @@ The security model of a local server:
 - At most :data:`MAX_SESSIONS` sessions (opening one more closes the one idle longest)
   and request bodies of at most :data:`MAX_BODY` bytes.
 - A malformed, oversized, unauthorised or stale request (a move sent for an earlier step,
-  such as a repeated request) gets a 4xx status with a one-line JSON reason and changes
-  nothing. Ctrl-C stops the server (exit status 130).
+  such as a repeated request), a body nested more than :data:`MAX_DEPTH` levels, a
+  ``Content-Length`` that is not plain digits, an unknown method (405) and a new match
+  asked for while one is being played get a 4xx status with a one-line JSON reason,
+  with the same headers as every answer, and change nothing; a fault of the table gets
+  a 500 (its traceback goes to the terminal); a client that hangs up is let go quietly.
+  Ctrl-C stops the server (exit status 130).
 """
 
 from __future__ import annotations
@@ -244,7 +248,7 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         if code == 501:  # a method http.server has no handler for
             return self._refuse_method()
-        self._json(code, {"error": f"{message or self.responses.get(code, ('',))[0]}"})
+        self._json(code, {"error": str(message or self.responses.get(code, ("",))[0])[:200]})
 
     def _json(self, status: int, data: dict, extra: tuple = ()) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode(),

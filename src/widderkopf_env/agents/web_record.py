@@ -6,7 +6,8 @@ Every match finished at the table (``widderkopf-play --web``) is added to
 a journal in JSON lines: a header line (``{"format": "widderkopf-web-matches",
 "version": 2}``), then one line per match, appended. A writer holds the lock
 ``.matches.json.lock`` beside it (:class:`widderkopf_env.atomic.FileLock`), so that any
-number of sessions and servers on one data folder record every match; it first reads
+number of sessions and servers on one data folder record every match (a writer waits
+for another, and gives up with an error after :attr:`MatchRecord.wait`); it first reads
 only the lines other writers appended since it last looked, so that a match costs the
 same at any size of the record. A line cut short by a crash is dropped by the next
 writer. A record of version 1 (one JSON document) is read, and rewritten as a journal
@@ -46,7 +47,6 @@ FILE_NAME = "matches.json"
 PLAYER = "you"  #: the human's name in the fit
 _HEADER = (json.dumps({"format": FORMAT, "version": VERSION}) + "\n").encode()
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def data_dir() -> Path:
@@ -111,10 +111,12 @@ class Tally:
 
 class MatchRecord:
     """The matches played at the table: in the file at ``path`` (see the module
-    documentation), or in memory (None). Safe to share between threads."""
+    documentation), or in memory (None). Safe to share between threads; :meth:`add`
+    waits at most ``wait`` seconds for another writer's lock."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, wait: float = 30.0):
         self.path = None if path is None else Path(path)
+        self.wait = wait  #: seconds a match waits for another writer before it gives up
         self._lock = threading.Lock()
         self._memory: list[dict] = []
         self._tally = Tally()
@@ -161,7 +163,7 @@ class MatchRecord:
                 return
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                with FileLock(self.lock_path):
+                with FileLock(self.lock_path, timeout=self.wait):
                     self._append(entry)
             except OSError as err:
                 raise OSError(err.errno, err.strerror or str(err), str(self.path)) from err
@@ -174,8 +176,7 @@ class MatchRecord:
     # -- the journal ---------------------------------------------------------------------------
 
     def _append(self, entry: dict) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _NOFOLLOW | _CLOEXEC,
-                     0o666)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _CLOEXEC, 0o666)
         try:
             end = self._catch_up(fd)
             if self._version != VERSION:  # an older record: rewritten once as a journal
@@ -183,17 +184,17 @@ class MatchRecord:
                 self._parse(os.pread(fd, end, 0), 0, rows.append)
                 write_atomic(self.path, _HEADER + b"".join(map(_line, rows)))
                 os.close(fd)
-                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | _NOFOLLOW | _CLOEXEC)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | _CLOEXEC)
                 self._seen, self._version = (_identity(fd), os.fstat(fd).st_size), VERSION
             elif end > self._seen[1]:  # a line a crash cut short
                 os.ftruncate(fd, self._seen[1])
             line = _line(entry)
-            if end == 0:  # a new record: its header and first line in one write
+            fresh = self._seen[1] == 0
+            if fresh:  # a new record: its header and first line in one write
                 line = _HEADER + line
-                self._seen = (_identity(fd), 0)
             _write_all(fd, line)
             os.fsync(fd)
-            if end == 0:
+            if fresh:
                 fsync_dir(self.path.parent)
             self._seen = (self._seen[0], self._seen[1] + len(line))
             self._tally.add(entry)
@@ -219,6 +220,8 @@ class MatchRecord:
         left), or, at the start of a version 1 record, the whole document."""
         where = "the header"
         try:
+            if start == 0 and b"\n" not in data and _HEADER.startswith(data):
+                return VERSION, 0  # empty, or a first write a crash cut short
             if start == 0:
                 head = data.split(b"\n", 1)[0]
                 try:
@@ -234,13 +237,17 @@ class MatchRecord:
             else:
                 used = 0
             complete = data[:data.rfind(b"\n") + 1]
-            at = start + used
-            for raw in complete[:-1].split(b"\n") if complete else ():
-                where = f"the line at byte {at}"
-                m = json.loads(raw)
-                _check_entry(m)
+            lines = complete[:-1].split(b"\n") if complete else []
+            rows = _all_at_once(lines)
+            if rows is None:  # a damaged line: found one by one
+                at, rows = start + used, []
+                for raw in lines:
+                    where = f"the line at byte {at}"
+                    rows.append(json.loads(raw))
+                    _check_entry(rows[-1])
+                    at += len(raw) + 1
+            for m in rows:
                 each(m)
-                at += len(raw) + 1
             return VERSION, used + len(complete)
         except (ValueError, UnicodeDecodeError, RecursionError) as err:
             if isinstance(err, RecursionError):
@@ -261,6 +268,22 @@ def _version_1(data: bytes) -> list[dict]:
     for m in doc["matches"]:
         _check_entry(m)
     return doc["matches"]
+
+
+def _all_at_once(lines: list[bytes]) -> list[dict] | None:
+    """The matches of ``lines`` parsed as one JSON array (one call, fast), or None if
+    any line is not one match entry."""
+    if len(lines) < 2:
+        return None
+    try:
+        rows = json.loads(b"[" + b",".join(lines) + b"]")
+        if len(rows) != len(lines):
+            return None
+        for m in rows:
+            _check_entry(m)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return rows
 
 
 def _line(entry: dict) -> bytes:
