@@ -5,8 +5,8 @@
 - an object that is not a string is returned as it is (an agent);
 - a name: ``"random"`` (the core's :class:`~widderkopf_env.agent.RandomAgent`), one of
   the bots this package ships (:data:`SHIPPED`: ``heuristic``, ``pimc``,
-  ``pimc-uniform``, ``ppo``, ``net``, ``net-v1``, ``net-endgame``, ``ismcts`` and
-  ``ismcts-fast``
+  ``pimc-uniform``, ``ppo``, ``net``, ``net-v1``, ``net-endgame``, ``net-search``,
+  ``net-search-fast``, ``ismcts`` and ``ismcts-fast``
   (OpenSpiel's, with the ``[openspiel]`` extra)), one added at run time with
   :func:`register_agent`, or one that an installed package lists in the
   ``widderkopf_env.agents`` entry-point group;
@@ -56,6 +56,8 @@ SHIPPED = {
     "net": "widderkopf_env.agents.shipped:shipped_net_agent",
     "net-v1": "widderkopf_env.agents.shipped:shipped_net_v1_agent",
     "net-endgame": "widderkopf_env.agents.endgame:net_endgame_agent",
+    "net-search": "widderkopf_env.agents.net_search:NetSearchAgent",
+    "net-search-fast": "widderkopf_env.agents.net_search:fast_net_search",
     "ismcts": "widderkopf_env.agents.ismcts:ISMCTSAgent",  # needs the [openspiel] extra
     "ismcts-fast": "widderkopf_env.agents.ismcts:fast_ismcts",  # 50 simulations
 }

@@ -15,7 +15,10 @@ Opponent models take ``(view, action) -> probability``. :class:`HeuristicModel` 
 heuristic bot made soft: its own choice gets ``1 - eps`` and the other legal actions
 share ``eps``, with ``eps`` by kind of decision (an escalation or a pass is a strong
 signal, a card play a weaker one). Any object with such a ``prob`` method (a network's
-softmax, say) can stand in, passed as ``PIMCAgent(model=...)``.
+softmax, say) can stand in, passed as ``PIMCAgent(model=...)``. A model that also has
+``probs(views, actions)`` (one probability per pair, a network's batched forward pass)
+weighs many worlds at once through :func:`likelihoods`; :func:`systematic_resample` keeps
+worlds in proportion to their weights.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from widderkopf_env.rules import ANSWER, DISCARD, TRUMP, Game
 
 from .heuristic import HeuristicAgent
 
-__all__ = ["HeuristicModel", "likelihood", "opponent_choices"]
+__all__ = ["HeuristicModel", "likelihood", "likelihoods", "opponent_choices",
+           "systematic_resample"]
 
 
 class HeuristicModel:
@@ -91,3 +95,42 @@ def likelihood(world: Game, player: int, model) -> float:
     except IllegalActionError:
         return 0.0
     return w
+
+
+def likelihoods(worlds, player: int, model) -> list[float]:
+    """:func:`likelihood` of each of ``worlds``, the model asked once for the choices of all
+    of them: ``model.probs(views, actions)`` gives one probability per pair. A forced
+    move (one legal action) counts 1 and is not asked."""
+    weights, views, actions, owner = [1.0] * len(worlds), [], [], []
+    for i, world in enumerate(worlds):
+        try:
+            pairs = list(opponent_choices(world, player))
+        except IllegalActionError:
+            weights[i] = 0.0
+            continue
+        for view, action in pairs:
+            if view.legal & (view.legal - 1):
+                views.append(view)
+                actions.append(action)
+                owner.append(i)
+    if views:
+        for i, p in zip(owner, model.probs(views, actions), strict=True):
+            weights[i] *= float(p)
+    return weights
+
+
+def systematic_resample(weights, n: int, rng) -> list[int]:
+    """``n`` indices into ``weights``, each kept in proportion to its weight (systematic
+    resampling: one uniform draw from ``rng``, a :class:`random.Random`); the first ``n``
+    indices where every weight is 0."""
+    total = sum(weights)
+    if total <= 0.0:
+        return list(range(min(n, len(weights))))
+    step, u, acc, i, kept = total / n, rng.random() * total / n, weights[0], 0, []
+    for _ in range(n):
+        while acc < u and i < len(weights) - 1:
+            i += 1
+            acc += weights[i]
+        kept.append(i)
+        u += step
+    return kept
