@@ -80,7 +80,7 @@ def test_other_addresses_get_a_warning(host, ip):
 
 @pytest.mark.parametrize("host", ["no such host.invalid", " 0", "1e0", "[0"])
 def test_what_is_no_address_is_refused(host):
-    with pytest.raises(UsageError, match="not an address this machine can listen on"):
+    with pytest.raises(UsageError, match="not an address the computer can listen on"):
         listen_address(host)
 
 

@@ -42,7 +42,7 @@ class ListenAddress:
 
     def url_host(self) -> str:
         """The host part of the printed address (a loopback one where the table listens
-        everywhere, for a browser on this machine)."""
+        everywhere, for a browser on the same computer)."""
         ip = self.ip
         if self.everywhere:
             ip = ipaddress.ip_address("::1" if ip.version == 6 else "127.0.0.1")
@@ -71,7 +71,7 @@ def listen_address(host: str, allow_all_interfaces: bool = False) -> ListenAddre
     if everywhere and not allow_all_interfaces:
         raise UsageError(f"--host {host!r} is the unspecified address "
                          f"({_unwrap(ip) if text else 'the empty one'}), which listens on "
-                         "every network interface of this machine, so that other machines "
+                         "every network interface of the computer, so that other machines "
                          "can reach the table: give one address (default 127.0.0.1), or add "
                          f"{ALL_INTERFACES_FLAG} if that is what you want")
     warning = None
@@ -89,7 +89,7 @@ def _resolve(host: str, text: str) -> list:
     try:
         infos = socket.getaddrinfo(text, None, socket.AF_UNSPEC, socket.SOCK_STREAM)
     except (OSError, UnicodeError) as err:
-        raise UsageError(f"--host {host!r} is not an address this machine can listen on "
+        raise UsageError(f"--host {host!r} is not an address the computer can listen on "
                          f"({getattr(err, 'strerror', None) or err}): give an address such as "
                          "127.0.0.1 or ::1") from None
     found = []
