@@ -60,7 +60,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     tmp = None
     try:
         tmp, fd = open_temporary(path)
-        with os.fdopen(fd, "wb") as f:
+        with open(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
