@@ -19,7 +19,7 @@ Every command that writes a run folder (``widderkopf-train``, its ``--recipe``, 
   without ``"files"`` is read with its kind's files in its entries; a folder written
   before the manifest existed, with its kind's. Entries that are symbolic links are
   refused.
-- **atomic writes**, :func:`write_atomic`: a temporary ``.NAME.PID.tmp`` in the same
+- **atomic writes**, :func:`write_atomic`: a temporary ``.NAME.PID-RANDOM.tmp`` in the same
   folder (the one temporary-file convention), flushed and fsynced, renamed over ``NAME``,
   then the folder fsynced. :meth:`RunFolder.remove_stale_temporaries` deletes those a
   killed process left, under the lock.
