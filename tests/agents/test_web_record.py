@@ -102,33 +102,43 @@ def test_sessions_of_one_server_finishing_together_record_every_match(tmp_path):
     assert MatchRecord(path).rating()["matches"] == 40
 
 
-ADDER = """
+SERVER = """
 import sys, time
 from pathlib import Path
+from widderkopf_env.agents.web_play import TableConfig, TableServer
 from widderkopf_env.agents.web_record import MatchRecord
-path, go, first, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-record = MatchRecord(path)
+from widderkopf_env.registry import load_agent
+path, go, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+config = TableConfig(opponent="heuristic", make_bot=lambda: load_agent("random"),
+                     record=MatchRecord(path))
+server = TableServer(config)  # on 127.0.0.1; its sessions are driven directly
+session = server.open_session()
 for _ in range(6000):
     if go.exists():
         break
     time.sleep(0.005)
-for i in range(first, first + n):
-    record.add({"opponent": "heuristic", "variant": "full", "id": i, "seed": None,
-                "hands": [{"winner": "you"}]})
-print(record.rating()["matches"])
+for _ in range(n):
+    state = session.state()
+    while not state["over"]:
+        state = session.move({"step": state["step"], "action": state["legal"][0]["action"]})
+    assert state["summary"]["rating"]["save_error"] is None, state["summary"]
+    session.new({"match": state["match"]})
+server.server_close()
+print(config.record.rating()["matches"])
 """
 
 
 def test_two_servers_on_one_data_folder_record_every_match(tmp_path):
     path, go = tmp_path / "matches.json", tmp_path / "go"
     MatchRecord(path).add(entry(-1))
-    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(path), str(go), str(k * 15), "15"],
+    procs = [subprocess.Popen([sys.executable, "-c", SERVER, str(path), str(go), "15"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for k in range(2)]
+             for _ in range(2)]
     go.touch()
-    outs = [p.communicate(timeout=120) for p in procs]
+    outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
-    assert sorted(m["id"] for m in MatchRecord(path).matches) == list(range(-1, 30))
+    matches = MatchRecord(path).matches
+    assert len(matches) == 31 and all(m["opponent"] == "heuristic" for m in matches)
     # each server counted the other's matches too, up to its last one
     assert max(int(out) for out, _ in outs) == 31
 
