@@ -284,8 +284,9 @@ def test_a_seeded_deal_is_rated_once(tmp_path):
     assert first["matches"] == 1 and second["matches"] == 2  # both kept
     assert second["repeated"] == 1 and second["hands"] == first["hands"]  # rated once
     assert second["rating"] == first["rating"]
+    assert first["repeated_deal"] is False and second["repeated_deal"] is True
     assert rate(journal(path)) == {k: v for k, v in second.items()
-                                   if k not in ("recorded", "save_error")}
+                                   if k not in ("recorded", "save_error", "repeated_deal")}
 
 
 def test_the_repeat_rule_counts_a_deal_once():

@@ -117,16 +117,16 @@ class Session:
         m, record = self.match, self.config.record
         if not m.over or m.rating is not None or record is None:
             return
-        saved = None
+        saved = repeat = None
         if m.failed is None:
             try:
-                record.add(match_entry(m.game, m.seat, m.opponent, m.seed))
+                repeat = not record.add(match_entry(m.game, m.seat, m.opponent, m.seed))
             except OSError as err:
                 saved = f"the match could not be recorded: {io_error(err)}"
             except RecordDamaged as err:  # the rating below is of the matches read before
                 saved = f"the match could not be recorded: {err}"
         m.rating = record.rating() | {"recorded": str(record.path) if record.path else None,
-                                      "save_error": saved}
+                                      "save_error": saved, "repeated_deal": repeat}
 
     def state(self) -> dict:
         return {"match": self.number} | self.match.state()

@@ -151,20 +151,20 @@ class MatchRecord:
         self._parse(data, 0, rows.append)
         return rows
 
-    def add(self, entry: dict) -> None:
+    def add(self, entry: dict) -> bool:
         """Add a finished match: under the record's lock, count the lines other writers
-        appended since, then append this one. An ``OSError`` names the record;
-        :class:`RecordDamaged` says the record cannot be read (the match is not added)."""
+        appended since, then append this one; False if its deal was rated before (a
+        repeat, not rated). An ``OSError`` names the record; :class:`RecordDamaged` says
+        the record cannot be read (the match is not added)."""
         _check_entry(entry)
         with self._lock:
             if self.path is None:
                 self._memory.append(entry)
-                self._tally.add(entry)
-                return
+                return self._tally.add(entry)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with FileLock(self.lock_path, timeout=self.wait):
-                    self._append(entry)
+                    return self._append(entry)
             except OSError as err:
                 raise OSError(err.errno, err.strerror or str(err), str(self.path)) from err
 
@@ -175,7 +175,7 @@ class MatchRecord:
 
     # -- the journal ---------------------------------------------------------------------------
 
-    def _append(self, entry: dict) -> None:
+    def _append(self, entry: dict) -> bool:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _CLOEXEC, 0o666)
         try:
             end = self._catch_up(fd)
@@ -197,7 +197,7 @@ class MatchRecord:
             if fresh:
                 fsync_dir(self.path.parent)
             self._seen = (self._seen[0], self._seen[1] + len(line))
-            self._tally.add(entry)
+            return self._tally.add(entry)
         finally:
             os.close(fd)
 
