@@ -227,6 +227,12 @@ def test_a_damaged_record_names_the_place(tmp_path):
         f.write(b"[" * 100_000 + b"\n")
     with pytest.raises(RecordDamaged, match=r"matches.json.*line at byte \d+.*nested too deeply"):
         record.add(entry(1))
+    assert record.rating()["matches"] == 1  # the matches counted before
+    path.write_bytes(b"{damaged")  # another file now, shorter
+    with pytest.raises(RecordDamaged, match="cannot be read"):
+        record.add(entry(1))
+    assert record.rating()["matches"] == 1
+    path.write_bytes(b"[" * 100_000 + b"\n")
     with pytest.raises(RecordDamaged, match="move it away, or play with --no-record"):
         MatchRecord(path)
     assert path.read_bytes().endswith(b"[\n")  # nothing appended to a damaged record

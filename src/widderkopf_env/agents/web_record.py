@@ -206,12 +206,13 @@ class MatchRecord:
         another file now, or shorter); its size. Reads only the new bytes."""
         ident, size = _identity(fd), os.fstat(fd).st_size
         seen_ident, done = self._seen
+        tally, version = self._tally, self._version
         if ident != seen_ident or size < done:
-            self._tally, self._version, done = Tally(), VERSION, 0
-        if size > done:
-            version, used = self._parse(os.pread(fd, size - done, done), done, self._tally.add)
-            self._version, done = version, done + used
-        self._seen = (ident, done)
+            tally, version, done = Tally(), VERSION, 0
+        if size > done:  # a damaged record raises here, and the counts stay as they were
+            version, used = self._parse(os.pread(fd, size - done, done), done, tally.add)
+            done += used
+        self._tally, self._version, self._seen = tally, version, (ident, done)
         return size
 
     def _parse(self, data: bytes, start: int, each) -> tuple[int, int]:
