@@ -181,7 +181,7 @@ class NetSearchAgent:
     SEARCHED = ("trump", "discard", "play")
     _KINDS = {TRUMP: "trump", DISCARD: "discard", PLAY: "play"}
 
-    def __init__(self, seed: int | None = None, worlds: int = 16, actions: int | None = 4,
+    def __init__(self, seed: int | None = None, worlds: int = 32, actions: int | None = 4,
                  exact_tricks: int = 8, tail_tricks: int = 8, candidates: int = 4,
                  searched=SEARCHED, net=None, temperature: float = NetModel.TEMPERATURE,
                  eps: float = NetModel.EPS, name: str = "net-search"):
