@@ -11,7 +11,19 @@ import pytest
 from widderkopf_env.vector import WidderkopfVectorEnv
 
 
-def appended(env, steps=12):
+def infos_arrays(info: dict) -> list:
+    """Every array of a step's info (the final infos' too), in key order."""
+    out = []
+    for key in sorted(info):
+        value = info[key]
+        if isinstance(value, dict):
+            out += infos_arrays(value)
+        elif isinstance(value, np.ndarray) and value.dtype != object:
+            out.append(value)
+    return out
+
+
+def appended(env, steps=45):
     """What a replay buffer keeps when it appends each step's arrays as returned, and the
     copies of them taken at the time."""
     obs, info = env.reset(seed=3)
@@ -20,7 +32,7 @@ def appended(env, steps=12):
     for _ in range(steps):
         keys = rng.random(info["action_mask"].shape) * info["action_mask"]
         obs, reward, term, trunc, info = env.step(keys.argmax(1))
-        arrays = (obs, info["action_mask"], reward, term, trunc)
+        arrays = (obs, reward, term, trunc, *infos_arrays(info))
         kept.append(arrays)
         copies.append(tuple(a.copy() for a in arrays))
     return kept, copies
@@ -28,7 +40,7 @@ def appended(env, steps=12):
 
 @pytest.mark.parametrize("opponent", ["self", "random", "heuristic"])
 def test_appended_arrays_stay_as_they_were_returned(opponent):
-    kept, copies = appended(WidderkopfVectorEnv(6, opponent=opponent))
+    kept, copies = appended(WidderkopfVectorEnv(6, opponent=opponent, num_hands=2))
     for got, want in zip(kept, copies, strict=True):
         for a, b in zip(got, want, strict=True):
             np.testing.assert_array_equal(a, b)
