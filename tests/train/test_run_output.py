@@ -101,3 +101,25 @@ def test_the_best_response_curve_ends_with_the_run(monkeypatch, tmp_path):
     exploit.plot_curve(result, tmp_path / "curve.png")
     [fig] = figures
     assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
+
+
+def test_a_recipe_run_labels_its_intervals_and_lists_its_files(tmp_path, monkeypatch, capsys):
+    from widderkopf_env.train import recipe_cli, train_cli
+
+    out = tmp_path / "run"
+
+    def run(recipe, folder, *args, **kwargs):  # a finished run's files and summary
+        folder.mkdir()
+        for name in ("recipe.json", "summary.json", "agent.npz"):
+            (folder / name).write_text("{}")
+        return {"curve": [], "stage_seconds": {}, "wall_seconds": 0.0, "agent": "agent.npz",
+                "final_pairs": 100, "final": {"heuristic": RESULT},
+                "ladder": {"rating": 1234.4, "ci95": [1200.0, 1270.0]}}
+
+    monkeypatch.setattr(recipe_cli, "run_recipe", run)
+    assert train_cli.main(["--recipe", "demo", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "agent.npz over 100 duplicate pairs (game points per hand, 95% CI): " \
+           "vs heuristic +0.250 [+0.100, +0.400]" in lines
+    assert "Ladder rating 1234, 95% CI [1200, 1270] (random = 0)." in lines
+    assert lines[-1] == f"files written in {out}: agent.npz, recipe.json, summary.json"

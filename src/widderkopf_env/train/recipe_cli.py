@@ -111,6 +111,10 @@ def main(argv=None) -> int:
         summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
                              args.progress, minutes=minutes or None)
         print(report(summary))
+        from .callbacks import files_written
+        from .run_folder import RunFolder
+
+        print(files_written(RunFolder(out, "recipe")))  # read only: the run is over
         return 0
 
     return run_cli(p, body, lambda _exc: hint[0])
@@ -132,10 +136,11 @@ def report(summary: dict) -> str:
     if summary.get("plan"):
         lines += plan_lines(summary["plan"])
     if summary["final"]:
-        lines.append(f"{summary['agent']} over {summary['final_pairs']} duplicate pairs: "
+        lines.append(f"{summary['agent']} over {summary['final_pairs']} duplicate pairs "
+                     "(game points per hand, 95% CI): "
                      + ", ".join(f"vs {o} {fmt(r)}" for o, r in summary["final"].items()))
     if summary["ladder"]:
         lo, hi = summary["ladder"]["ci95"]
-        lines.append(f"Ladder rating {summary['ladder']['rating']:.0f} [{lo:.0f}, {hi:.0f}] "
-                     "(random = 0).")
+        lines.append(f"Ladder rating {summary['ladder']['rating']:.0f}, 95% CI [{lo:.0f}, "
+                     f"{hi:.0f}] (random = 0).")
     return "\n".join(lines)
