@@ -281,3 +281,18 @@ def test_a_users_agent_file_plays_in_the_browser_against_clicks(tmp_path):
     finally:
         proc.send_signal(2)
         proc.communicate(timeout=30)
+
+
+def test_the_agent_protocol_and_policy_agent_import_from_agents_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom widderkopf_env.agents import Agent, PolicyAgent, load_agent\n"
+            "agent = PolicyAgent(lambda obs, mask: int(mask.argmax()))\n"
+            "assert isinstance(agent, Agent)\n"
+            "heavy = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') "
+            "if m in sys.modules]\nprint(heavy)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
