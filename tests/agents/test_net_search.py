@@ -83,6 +83,21 @@ def test_batched_likelihoods_are_the_likelihoods(net):
     assert checked == 4
 
 
+def test_inferred_worlds_hold_more_of_the_opponents_true_hand(net):
+    """Against ``net`` (the model is right), the worlds kept by the network's weights share
+    more of the opponent's real hand than uniform ones do."""
+    model, rng, share, n = NetModel(net), random.Random(0), {"uniform": 0.0, "kept": 0.0}, 0
+    for g, p in positions(net, 6, seed=1000):
+        if g.phase != PLAY or len(g.tricks) not in (2, 5, 8) or not g.hand[1 - p]:
+            continue
+        true, pool = g.hand[1 - p], [Resampler(g.view(p)).sample(rng) for _ in range(32)]
+        kept = systematic_resample(likelihoods(pool, p, model), 16, rng)
+        for what, worlds in (("uniform", pool[:16]), ("kept", [pool[i] for i in kept])):
+            share[what] += sum((w.hand[1 - p] & true).bit_count() for w in worlds) / 16 / true.bit_count()
+        n += 1
+    assert n >= 20 and share["kept"] / n > share["uniform"] / n + 0.05, (n, share)
+
+
 def test_systematic_resampling_keeps_worlds_in_proportion():
     rng = random.Random(0)
     kept = systematic_resample([0.0, 1.0, 0.0, 3.0], 4, rng)
@@ -112,7 +127,7 @@ def test_the_decision_depends_on_the_view_only(net):
             checked += 1
             phases.add(g.phase)
             break
-    assert checked >= 8 and phases >= {PLAY}
+    assert checked >= 8 and phases >= {PLAY, DISCARD}, (checked, phases)
 
 
 def test_the_same_seed_plays_the_same_game():

@@ -32,6 +32,8 @@ from widderkopf_env.cli import (
     require_train_extra,
 )
 
+from .algorithms import ADDED, SYMMETRIC_HELP, symmetric_defaults
+from .algorithms import check as check_algorithms
 from .run_folder import RunFolderError
 
 POSITIVE, COUNT, SHARE, ABOVE0 = integer(1), integer(0), number(0, 1), number(0, low_open=True)
@@ -106,6 +108,22 @@ class TrainConfig:
     p_random: float = setting(0.1, "share of episodes against the random bot (the rest: "
                               "the pool)", type=SHARE, group="self-play",
                               flag="--random-share", old="--p-random")
+    self_play_symmetric: bool = setting(False, "one policy plays both seats of every game "
+                                        "and learns from both (the batched engine; no "
+                                        "bots); " + SYMMETRIC_HELP, action="store_true",
+                                        group="self-play")
+    algo: str = setting("ppo", "ppo: MaskablePPO; mmd: magnetic mirror descent, PPO plus "
+                        "--magnet-coef x KL(policy || magnet)", choices=("ppo", "mmd"),
+                        group="network and PPO")
+    magnet_coef: float = setting(0.025, "mmd: weight of the KL divergence from the magnet",
+                                 type=number(0), group="network and PPO")
+    magnet_every: int = setting(0, "mmd: the magnet becomes the current policy every N "
+                                "updates (rollouts); 0: it stays the initial policy",
+                                type=integer(0), metavar="N", group="network and PPO")
+    exploitability_every: int = setting(0, "exact exploitability (variants tiny and small; "
+                                        "the [openspiel] extra) every STEPS into "
+                                        "exploitability.csv (0: never)", type=integer(0),
+                                        metavar="STEPS", group="evaluation and checkpoints")
     net_arch: list[int] = setting(help="hidden layer sizes of the policy and of the value "
                                   "net (--net-size: " + ", ".join(
                                       f"{k} {v}" for k, v in NET_SIZES.items()) + ")",
@@ -281,6 +299,7 @@ def _configure(args: dict, given: set) -> dict:
     args["out"] = str(args["out"])
     if args.get("init") is not None and not args.get("resume") and "net_arch" not in given:
         args["net_arch"] = _init_arch(args["init"])  # a warm start's network, unless set
+    args = symmetric_defaults(args, given)
     cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
     _check_out(Path(cfg["out"]))
     if cfg["resume"]:
@@ -308,6 +327,7 @@ def check(cfg: dict) -> None:
         raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
                          f"advantages over each rollout), got {cfg['n_steps']} x "
                          f"{cfg['n_envs']}")
+    check_algorithms(cfg)
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
         raise UsageError("--heuristic-share + --random-share must be at most 1")
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] <= 0:
@@ -344,8 +364,8 @@ def check_saved(data) -> dict:
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     known = {f.name: f for f in fields(TrainConfig)}
-    # force_restart: a one-time order, never saved; variant: absent from older runs' files
-    data = {"force_restart": False, "variant": "full", **data}
+    # force_restart: a one-time order, never saved; variant and ADDED: absent from older runs
+    data = {"force_restart": False, "variant": "full", **ADDED, **data}
     unknown = sorted(set(data) - set(known))
     missing = sorted(set(known) - set(data))
     if unknown or missing:

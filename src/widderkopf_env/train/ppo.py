@@ -100,6 +100,10 @@ def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
 def make_vec_env(cfg: dict, seed: int, steps: int = 0):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg["self_play_symmetric"]:  # one policy on both seats (train/selfplay.py)
+        from .selfplay import SymmetricSelfPlayVecEnv
+
+        return SymmetricSelfPlayVecEnv(cfg, seed)
     if cfg["vec_env"] == "native":  # the batched engine (train/batched_vec_env.py)
         from .batched_vec_env import NativeTrainingVecEnv
 
@@ -139,8 +143,9 @@ def _schedule(cfg: dict):
 
 def new_model(cfg: dict, env):
     import torch
-    from sb3_contrib import MaskablePPO
 
+    from .algorithms import model_class
+    from .selfplay import attach
     from .torch_policy import CanonicalPolicy
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg["activation"]]
@@ -148,13 +153,16 @@ def new_model(cfg: dict, env):
     policy = CanonicalPolicy if cfg["policy"] == "canonical" else "MlpPolicy"
     n_steps = cfg["n_steps"]
     batch = min(cfg["batch_size"], n_steps * cfg["n_envs"])
-    return MaskablePPO(
+    cls, extra = model_class(cfg)
+    model = cls(
         policy, env, learning_rate=_schedule(cfg), n_steps=n_steps, batch_size=batch,
         n_epochs=cfg["n_epochs"], gamma=cfg["gamma"], gae_lambda=cfg["gae_lambda"],
         clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"], vf_coef=cfg["vf_coef"],
         max_grad_norm=cfg["max_grad_norm"], policy_kwargs=policy_kwargs,
         tensorboard_log=str(Path(cfg["out"]) / "tb"), seed=cfg["seed"], device="cpu",
-        verbose=0)
+        verbose=0, **extra)
+    attach(model, env)
+    return model
 
 
 def main(argv=None) -> int:
@@ -301,13 +309,15 @@ def _build(s: Session) -> None:
 
 
 def _load_or_new(s: Session, env_seed: int):
-    from sb3_contrib import MaskablePPO
+    from .algorithms import model_class
+    from .selfplay import attach
 
     cfg = s.cfg
     if s.found is not None:
         zip_path = s.found[0]
-        model = MaskablePPO.load(zip_path, env=s.vec_env, device="cpu",
-                                 custom_objects={"tensorboard_log": str(s.out / "tb")})
+        model = model_class(cfg)[0].load(zip_path, env=s.vec_env, device="cpu",
+                                         custom_objects={"tensorboard_log": str(s.out / "tb")})
+        attach(model, s.vec_env)
         s.vec_env.seed(env_seed)  # load() reseeded the envs with the run's first seed
         s.log(f"resuming from {zip_path.name} at step {s.start}")
         return model
@@ -346,20 +356,30 @@ def _learn(s: Session) -> None:
     """PPO up to --total-steps (periodic snapshots, evaluations and checkpoints in the
     run's callback)."""
     from .callbacks import ProgressBar, RunCallback
+    from .exploitability_curve import exploitability_curve
 
     cfg, model, run = s.cfg, s.model, s.run
     planned = planned_steps(cfg, s.start)
     s.log(f"training {planned:,} steps (whole rollouts of {cfg['n_steps']} x {cfg['n_envs']} "
-          f"envs), net {cfg['net_arch']}, opponent "
-          f"{'self-play pool' if cfg['self_play'] else cfg['opponent']} -> {s.out}")
+          f"envs), net {cfg['net_arch']}, opponent {_opponents(cfg)} -> {s.out}")
     t = time.perf_counter()
     callbacks = [RunCallback(run)]
+    curve = exploitability_curve(cfg, s.out, s.start)  # None unless asked for
+    callbacks += [curve] if curve is not None else []
     if cfg["progress_bar"]:
         s.bar = ProgressBar(planned)
         callbacks.append(s.bar)
     model.learn(cfg["total_steps"] - s.start, callback=callbacks, reset_num_timesteps=False,
                 tb_log_name="ppo")
+    if curve is not None:
+        curve.record(model)  # the final policy's point
     s.phases["learn"] = time.perf_counter() - t
+
+
+def _opponents(cfg: dict) -> str:
+    if cfg["self_play_symmetric"]:
+        return "itself on both seats"
+    return "self-play pool" if cfg["self_play"] else cfg["opponent"]
 
 
 def _save_final(s: Session) -> None:
@@ -422,7 +442,7 @@ def _finish(s: Session, final: dict, best: dict | None) -> dict:
     t = time.perf_counter()
     plot_learning_curve(run.history, s.out / "learning_curve.png",
                         title=f"MaskablePPO, net {cfg['net_arch']}, "
-                              f"{'self-play' if cfg['self_play'] else 'vs ' + cfg['opponent']}",
+                              f"opponent: {_opponents(cfg)}",
                         crack_after=cfg["crack_after"])
     s.phases["plot"] = time.perf_counter() - t
     summary = _write_summary(s, final, best)

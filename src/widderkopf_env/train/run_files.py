@@ -21,7 +21,8 @@ MANIFEST = ".widderkopf-run.json"
 
 _PPO = ("config.json", "checkpoints/step_*.zip", "checkpoints/step_*.state.npz",
         "checkpoints/step_*.state.pkl", "best_model.*", "final_model.*", "final_policy.npz",
-        "eval_history.json", "learning_curve.png", "summary.json",
+        "eval_history.json", "learning_curve.png", "summary.json", "exploitability.csv",
+        "exploitability.png",
         "tb/*/events.out.tfevents.*")
 
 #: The files each kind of run writes (patterns, see the module documentation); the
