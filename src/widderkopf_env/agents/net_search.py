@@ -50,6 +50,7 @@ from widderkopf_env.worlds import Resampler
 
 from .infer import likelihoods, systematic_resample
 from .pimc import Decision, PIMCAgent
+from .shipped import shipped_net_agent
 from .solver import game_points, solve_actions, solve_value, world_table
 
 __all__ = ["FAST", "NetModel", "NetSearchAgent", "fast_net_search"]
@@ -199,9 +200,7 @@ class NetSearchAgent:
         if unknown:
             raise ValueError(f"searched: unknown kinds of decision {unknown}; known: "
                              f"{list(self.SEARCHED)}")
-        if net is None:
-            from .shipped import shipped_net_agent
-            net = shipped_net_agent(seed)
+        net = shipped_net_agent(seed) if net is None else net
         self.model = NetModel(net, temperature, eps)
         self.net, self.worlds, self.actions, self.candidates = net, worlds, actions, candidates
         self.exact_tricks, self.tail_tricks = exact_tricks, tail_tricks
