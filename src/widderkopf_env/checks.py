@@ -93,6 +93,33 @@ def check_reset_seed(seed) -> int | None:
 #: Bounds that keep every count well inside the C encoder's integers.
 MAX_HANDS, MAX_SCORE = 1_000_000, 1_000_000_000
 
+# --- the bounds of the command lines ---------------------------------------------------------
+# Every size, count and seed a console script takes has an upper bound (stated in its
+# --help and checked while the command line is parsed, before anything is locked,
+# written or allocated), chosen so that the largest value still fits a small computer
+# (two CPUs, 24 GiB of memory). The bounds that belong to one command live with it (the
+# pairs of a match, the envs and the rollout of PPO, the matches and games of a shard).
+
+#: A command's ``--seed``: 63 bits, as :func:`~widderkopf_env.seeding.derive_seed` makes.
+MAX_SEED = 2**63 - 1
+#: A seed that numpy's legacy seeding takes (stable-baselines3 and RLlib seed with it),
+#: and that a browser shows exactly: 32 bits.
+MAX_SEED32 = 2**32 - 1
+#: Worker processes of one command (pools are never larger than their work either).
+MAX_WORKERS = 32
+#: Threads of torch's gradient updates.
+MAX_THREADS = 64
+#: Learner steps of one run, and every step count of a schedule (evaluate every STEPS).
+MAX_STEPS = 10**10
+#: Passes over the data (or over each rollout) of one fit.
+MAX_EPOCHS = 10_000
+#: Rows in one gradient step.
+MAX_BATCH = 1 << 20
+#: Hidden layers of a network, and the units of each (``--net-arch``).
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+#: Data shards of one folder.
+MAX_SHARDS = 100_000
+
 
 def check_num_hands(num_hands) -> int:
     """``num_hands`` as an int in 1..MAX_HANDS (numpy integers accepted)."""

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+from .checks import MAX_LAYERS, MAX_WIDTH, show
+
 EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
 
 #: The package's optional extras and what each brings (pyproject.toml).
@@ -100,13 +102,14 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {want}, got {show(text)}") from None
         if (minimum is not None and value < minimum) or (maximum is not None
                                                           and value > maximum):
-            raise argparse.ArgumentTypeError(f"expected {want}, got {text.strip()}")
+            raise argparse.ArgumentTypeError(f"expected {want}, got {show(value)}")
         return value
 
     convert.__name__, convert.kind = want, "int"
+    convert.limit = None if maximum is None else f"{maximum:,}"  # see settings.with_limit
     return convert
 
 
@@ -136,12 +139,20 @@ def number(low: float | None = None, high: float | None = None,
 
 
 def int_list(text: str) -> list[int]:
-    """An argparse type: comma-separated positive ints, e.g. ``256,256``."""
-    items = [t.strip() for t in text.split(",")]
-    if not all(t.isascii() and t.isdigit() and int(t) > 0 for t in items):
+    """An argparse type: the hidden layer sizes of a network, comma-separated positive
+    ints such as ``256,256``: at most ``MAX_LAYERS`` of them, each at most ``MAX_WIDTH``
+    (:mod:`widderkopf_env.checks`)."""
+    items = [t.strip() for t in text.split(",", MAX_LAYERS)]
+    if len(items) > MAX_LAYERS or not all(
+            t.isascii() and t.isdigit() and len(t) <= 9 and 0 < int(t) <= MAX_WIDTH
+            for t in items):
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated positive integers such as 256,256, got {text!r}")
+            f"expected at most {MAX_LAYERS} comma-separated integers in 1..{MAX_WIDTH:,} "
+            f"such as 256,256, got {show(text)}")
     return [int(t) for t in items]
+
+
+int_list.limit = f"{MAX_LAYERS} layers of {MAX_WIDTH:,}"  # see settings.with_limit
 
 
 def existing_file(text: str) -> Path:

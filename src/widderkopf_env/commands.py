@@ -148,6 +148,7 @@ def value_kind(action) -> str:
 def option_rows():
     """One row per option of every command: ``(option, command, kind, default, help,
     deprecated)``; ``deprecated`` names the new spelling of a deprecated alias."""
+    from widderkopf_env.checks import MAX_WORKERS
     from widderkopf_env.cli import DeprecatedAlias
     from widderkopf_env.seeding import default_workers
 
@@ -163,7 +164,7 @@ def option_rows():
             default = shown.default
             if default is None or default is False or shown.nargs == 0:
                 default = ""
-            elif name == "--workers" and default == default_workers():
+            elif name == "--workers" and default == min(default_workers(), MAX_WORKERS):
                 default = "the CPU cores"  # the same table on every machine
             text = " ".join((shown.help or "").replace("%%", "%").split())
             text = re.sub(r", here \d+\)", ")", text)

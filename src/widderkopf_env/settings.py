@@ -4,7 +4,7 @@ whose fields carry their default, their meaning and their command-line form.
     @dataclass
     class FitSettings:
         data: list = setting(None, "shard folders", nargs="+", required=True)
-        epochs: int = setting(12, "passes over the data", type=integer(1))
+        epochs: int = setting(12, "passes over the data", type=integer(1, 10_000))
 
     parser = argparse.ArgumentParser()
     add_options(parser, FitSettings)                 # --data ... --epochs N
@@ -15,6 +15,11 @@ The option of a field is ``--`` and its name with dashes (``flag=`` spells it ot
 the option's value lands in the field of the same name, so a setting shared by several
 commands carries one name everywhere (``seed``, ``workers``, ``out``, ``epochs``, ...).
 Fields with ``cli=False`` have no option.
+
+Every size, count and seed has an upper bound, declared once in its field's ``type``
+(``integer(1, 10_000)``, the layer sizes of ``int_list``): the parser checks it while
+it parses, before the command locks, writes or allocates anything, and ``--help`` says
+it (:func:`with_limit`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from dataclasses import MISSING, field, fields
 
 from .cli import deprecated_alias
 
-__all__ = ["add_options", "from_namespace", "option_name", "setting"]
+__all__ = ["add_options", "from_namespace", "option_name", "setting", "with_limit"]
 
 
 def setting(default=MISSING, help: str = "", *, type=None, choices=None, metavar=None,
@@ -51,10 +56,20 @@ def default_of(f):
     return f.default_factory() if f.default is MISSING else f.default
 
 
+def with_limit(help: str, type) -> str:
+    """``help`` with the upper bound of the argparse ``type`` (its ``limit``: the bounded
+    types of :mod:`widderkopf_env.cli`) said at its end, so that ``--help`` states the
+    bound that the type checks."""
+    limit = getattr(type, "limit", None)
+    return help if limit is None else f"{help} (at most {limit})"
+
+
 def option_kwargs(f) -> dict:
-    """``add_argument``'s keywords for field ``f`` (``dest`` is the field's name)."""
+    """``add_argument``'s keywords for field ``f`` (``dest`` is the field's name); the
+    help says the upper bound of the field's type (:func:`with_limit`)."""
     m = f.metadata
-    kwargs = {"dest": f.name, "default": default_of(f), "help": m["help"].replace("%", "%%")}
+    kwargs = {"dest": f.name, "default": default_of(f),
+              "help": with_limit(m["help"], m["type"]).replace("%", "%%")}
     if m["action"] is not None:
         kwargs["action"] = m["action"]
     else:

@@ -96,9 +96,9 @@ def test_argument_types_accept_the_range_and_name_it_otherwise():
         (number(0, low_open=True), "0", "expected a number > 0, got 0"),
         (number(0, low_open=True), "inf", "expected a number > 0, got inf"),
         (number(0), "-0.5", "expected a number >= 0, got -0.5"),
-        (int_list, "64,,32", "expected comma-separated positive integers"),
-        (int_list, "64,0", "expected comma-separated positive integers"),
-        (int_list, "²", "expected comma-separated positive integers"),
+        (int_list, "64,,32", "comma-separated integers in 1..4,096"),
+        (int_list, "64,0", "comma-separated integers in 1..4,096"),
+        (int_list, "²", "comma-separated integers in 1..4,096"),
     ]:
         with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
             convert(text)

@@ -56,6 +56,9 @@ def test_exploit_refuses_a_rollout_too_large_at_once(capsys):
 
     err = usage_error(main, ["heuristic", "--n-steps", "100000000000", "--steps", "1000"],
                       capsys)
+    assert f"--n-steps: expected an integer in 1..{MAX_ROLLOUT:,}" in err
+    err = usage_error(main, ["heuristic", "--n-steps", str(MAX_ROLLOUT), "--n-envs", "2",
+                             "--steps", "1000"], capsys)
     assert f"--n-steps x --n-envs must be at most {MAX_ROLLOUT:,}" in err
     assert "Traceback" not in err and "MemoryError" not in err
     with pytest.raises(ValueError, match="n_steps x n_envs must be at most"):

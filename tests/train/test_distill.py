@@ -158,13 +158,13 @@ def test_init_takes_a_bot_name_or_a_path_and_net_arch_a_comma_list(shards, tmp_p
     assert "--init: " in usage_error(distill_cli.main, [
         "train", "--data", str(out), "--out", "x.npz", "--init", "net", "--net-arch", "32"],
         capsys)
-    assert "--net-arch: expected comma-separated" in usage_error(distill_cli.main, [
+    assert "--net-arch: expected at most 8 comma-separated" in usage_error(distill_cli.main, [
         "train", "--data", str(out), "--out", "x.npz", "--net-arch", "32 32"], capsys)
     assert not (tmp_path / "x.npz").exists()
 
 
 def test_bad_arguments_are_usage_errors(capsys, tmp_path):
-    assert "integer >= 1" in usage_error(distill_cli.main, ["generate", "--out", "x",
+    assert "integer in 1..100,000" in usage_error(distill_cli.main, ["generate", "--out", "x",
                                                             "--shards", "0"], capsys)
     assert "--mix" in usage_error(distill_cli.main, ["generate", "--out", "x", "--shards", "1",
                                                  "--mix", "0.5,0.5"], capsys)

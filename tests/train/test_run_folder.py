@@ -170,9 +170,11 @@ def test_sizes_that_cannot_be_allocated_fail_before_anything_is_written(tmp_path
         out.mkdir()
     args = [a for a in TINY]
     args[args.index(flag) + 1] = "100000000000"
-    assert main(["--out", str(out), "--total-steps", "64", *args]) == 2
+    with pytest.raises(SystemExit) as ended:  # refused by its bound, while parsing
+        main(["--out", str(out), "--total-steps", "64", *args])
+    assert ended.value.code == 2
     [line] = error_lines(capsys.readouterr().err)
-    assert "cannot build this run's model and envs" in line
+    assert f"argument {flag}: expected" in line, line
     assert snapshot(out) == {} and out.exists() == (folder == "empty")
 
 

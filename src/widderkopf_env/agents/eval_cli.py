@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from widderkopf_env.cards import VARIANTS
+from widderkopf_env.checks import MAX_SEED, MAX_WORKERS
 from widderkopf_env.cli import UsageError, add_version, integer, output_dir, run_cli
-from widderkopf_env.settings import add_options, from_namespace, setting
+from widderkopf_env.settings import add_options, from_namespace, setting, with_limit
 
 from . import ladder
 from .arena import run_duplicate
@@ -68,8 +69,9 @@ class EvalSettings:
     agent_b: str | None = setting(None, "agent B", cli=False)
     pairs: int | None = setting(None, "duplicate deal pairs to play", cli=False)
     hands: int | None = setting(None, "hands to play in total", cli=False)
-    seed: int = setting(0, "run seed (default 0)", type=integer(0))
-    workers: int | None = setting(None, "processes (default: all cores)", type=integer(1))
+    seed: int = setting(0, "run seed (default 0)", type=integer(0, MAX_SEED))
+    workers: int | None = setting(None, "processes (default: all cores; never more than the "
+                                  "deal pairs)", type=integer(1, MAX_WORKERS))
     json: bool = setting(False, "print the summary as one JSON object on the last line",
                          action="store_true")
     no_progress: bool = setting(False, "no progress bar", action="store_true")
@@ -96,10 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agent_b", metavar="AGENT_B", type=agent_spec, nargs="?",
                    help="agent B, of the same kinds (none with --ladder)")
     count = p.add_mutually_exclusive_group()
-    count.add_argument("--pairs", type=integer(1, MAX_PAIRS),
-                       help=f"duplicate deal pairs to play (default {DEFAULT_PAIRS})")
-    count.add_argument("--hands", type=integer(1, 2 * MAX_PAIRS),
-                       help="hands to play in total (even: 2 hands per deal pair)")
+    pairs, hands = integer(1, MAX_PAIRS), integer(1, 2 * MAX_PAIRS)
+    count.add_argument("--pairs", type=pairs, help=with_limit(
+        f"duplicate deal pairs to play (default {DEFAULT_PAIRS})", pairs))
+    count.add_argument("--hands", type=hands, help=with_limit(
+        "hands to play in total (even: 2 hands per deal pair)", hands))
     add_options(p, EvalSettings)
     add_safe(p)
     ladder.add_arguments(p)

@@ -36,10 +36,11 @@ from widderkopf_env.agent import reset_agent
 from widderkopf_env.cards import (
     VARIANTS,
 )
-from widderkopf_env.checks import MAX_HANDS
+from widderkopf_env.checks import MAX_HANDS, MAX_SEED32
 from widderkopf_env.cli import UsageError, add_version, deprecated_alias, integer, run_cli
 from widderkopf_env.render import describe_action
 from widderkopf_env.rules import Game
+from widderkopf_env.settings import with_limit
 
 from .cli_args import add_safe, agent_help, agent_spec, load_agents
 from .play_moves import completed_trick, hand_lines, parse_move, trick_line
@@ -131,14 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default="heuristic", type=agent_spec,
                    help=agent_help("the bot to play against (default heuristic)",
                                    safe_option=True))
-    p.add_argument("--num-hands", dest="hands", type=integer(1, MAX_HANDS), default=1,
-                   help="hands in the match (default 1; 4 short, 6 full, 8 proper)")
+    hands, seed = integer(1, MAX_HANDS), integer(0, MAX_SEED32)
+    p.add_argument("--num-hands", dest="hands", type=hands, default=1, help=with_limit(
+        "hands in the match (default 1; 4 short, 6 full, 8 proper)", hands))
     deprecated_alias(p, "--hands", "--num-hands")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0,
                    help="your seat: 0 (player_0, default) or 1")
-    p.add_argument("--seed", type=integer(0), default=None,
-                   help="deal seed (default: random; shown when the match ends, so that it "
-                        "can be replayed)")
+    p.add_argument("--seed", type=seed, default=None, help=with_limit(
+        "deal seed (default: random; shown when the match ends, so that it can be "
+        "replayed)", seed))
     p.add_argument("--variant", choices=list(VARIANTS), default="full",
                    help="the variant dealt (default full; a name in widderkopf_env.VARIANTS)")
     add_safe(p)
@@ -154,8 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--allow-all-interfaces", action="store_true",
                      help="with --web: allow a --host that listens on every network "
                           "interface (0.0.0.0, ::, 0, ...), which is refused without it")
-    web.add_argument("--port", type=integer(0, 65535), default=None,
-                     help="with --web: the port (default 0: a free one)")
+    port = integer(0, 65535)
+    web.add_argument("--port", type=port, default=None,
+                     help=with_limit("with --web: the port (default 0: a free one)", port))
     web.add_argument("--no-record", action="store_true",
                      help="with --web: do not record the matches in the data folder "
                           "($XDG_DATA_HOME/widderkopf-env, default ~/.local/share/...)")

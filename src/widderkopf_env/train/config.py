@@ -19,7 +19,9 @@ from pathlib import Path
 from widderkopf_env import settings
 from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import agent_help, agent_spec, check_agent_spec, runs_code
+from widderkopf_env.agents.eval_cli import MAX_PAIRS
 from widderkopf_env.cards import VARIANTS
+from widderkopf_env.checks import MAX_EPOCHS, MAX_SEED32, MAX_STEPS, MAX_THREADS, MAX_WORKERS
 from widderkopf_env.cli import (
     DefaultsHelp,
     UsageError,
@@ -36,7 +38,13 @@ from .algorithms import ADDED, SYMMETRIC_HELP, symmetric_defaults
 from .algorithms import check as check_algorithms
 from .run_folder import RunFolderError
 
-POSITIVE, COUNT, SHARE, ABOVE0 = integer(1), integer(0), number(0, 1), number(0, low_open=True)
+SHARE, ABOVE0 = number(0, 1), number(0, low_open=True)
+#: The most envs stepped in lockstep, and the most steps of one rollout (--n-steps x
+#: --n-envs: its arrays, about 2.4 kB a step, are allocated at once).
+MAX_ENVS, MAX_ROLLOUT = 1024, 1 << 21
+#: The most snapshots of the self-play pool, and the most checkpoints kept.
+MAX_KEPT = 1000
+STEPS, STEP_COUNT = integer(1, MAX_STEPS), integer(0, MAX_STEPS)
 NET_SIZES = {"small": [64, 64], "medium": [256, 256], "large": [512, 512]}
 GROUPS = ("run", "environment", "self-play", "network and PPO", "evaluation and checkpoints")
 ROLLOUT_STEPS = 8192  # steps per update that the default --n-steps aims at
@@ -53,7 +61,7 @@ def setting(default=MISSING, help: str = "", *, group: str = "run", run_control=
 
 
 def _workers_default() -> int:
-    return default_workers()
+    return min(default_workers(), MAX_WORKERS)
 
 
 @dataclass
@@ -62,7 +70,7 @@ class TrainConfig:
 
     total_steps: int = setting(5_000_000, "learner decisions to train on (PPO trains in "
                                "whole rollouts of --n-steps x --n-envs, so the run ends at "
-                               "the first multiple at or above it)", type=POSITIVE,
+                               "the first multiple at or above it)", type=STEPS,
                                run_control=True)
     out: str = setting("runs/ppo", "output directory (one run per folder; a second process "
                        "on it exits 2)", type=str, run_control=True)
@@ -72,8 +80,9 @@ class TrainConfig:
                                   "deleting its outputs (with --resume: its settings, "
                                   "when no checkpoint verifies)", action="store_true",
                                   run_control=True)
-    seed: int = setting(0, "seeds the model, the envs and the evaluation deals", type=COUNT)
-    n_envs: int = setting(16, "envs stepped in lockstep", type=POSITIVE,
+    seed: int = setting(0, "seeds the model, the envs and the evaluation deals",
+                        type=integer(0, MAX_SEED32))
+    n_envs: int = setting(16, "envs stepped in lockstep", type=integer(1, MAX_ENVS),
                           group="environment", run_control=True)
     vec_env: str = setting("dummy", "dummy: all envs in this process (DummyVecEnv); "
                            "subproc: one process per env (SubprocVecEnv); native: all envs "
@@ -91,17 +100,18 @@ class TrainConfig:
     reward_scale: float = setting(0.25, "rewards are multiplied by this (game points are "
                                   "1..64)", type=ABOVE0, group="environment")
     warmup_random: int = setting(0, "curriculum: train against the random bot for the first "
-                                 "STEPS", type=COUNT, metavar="STEPS", group="environment")
+                                 "STEPS", type=STEP_COUNT, metavar="STEPS", group="environment")
     crack_after: int | None = setting(None, "curriculum: the learner may not escalate "
                                       "(crack) in training before STEPS; evaluations play "
                                       "the policy unrestricted, so they may show cracks "
-                                      "earlier", type=COUNT, metavar="STEPS",
+                                      "earlier", type=STEP_COUNT, metavar="STEPS",
                                       group="environment", shown="500000; 0 with --init")
     self_play: bool = setting(False, "opponents: the bots mixed with a pool of the learner's "
                               "snapshots", action="store_true", group="self-play")
     snapshot_every: int = setting(250_000, "add the current policy to the pool every STEPS",
-                                  type=POSITIVE, metavar="STEPS", group="self-play")
-    pool_size: int = setting(8, "snapshots kept (0: all)", type=COUNT, group="self-play")
+                                  type=STEPS, metavar="STEPS", group="self-play")
+    pool_size: int = setting(8, "snapshots kept (0: all)", type=integer(0, MAX_KEPT),
+                             group="self-play")
     p_heuristic: float = setting(0.5, "share of episodes against the heuristic bot",
                                  type=SHARE, group="self-play", flag="--heuristic-share",
                                  old="--p-heuristic")
@@ -119,10 +129,10 @@ class TrainConfig:
                                  type=number(0), group="network and PPO")
     magnet_every: int = setting(0, "mmd: the magnet becomes the current policy every N "
                                 "updates (rollouts); 0: it stays the initial policy",
-                                type=integer(0), metavar="N", group="network and PPO")
+                                type=STEP_COUNT, metavar="N", group="network and PPO")
     exploitability_every: int = setting(0, "exact exploitability (variants tiny and small; "
                                         "the [openspiel] extra) every STEPS into "
-                                        "exploitability.csv (0: never)", type=integer(0),
+                                        "exploitability.csv (0: never)", type=STEP_COUNT,
                                         metavar="STEPS", group="evaluation and checkpoints")
     net_arch: list[int] = setting(help="hidden layer sizes of the policy and of the value "
                                   "net (--net-size: " + ", ".join(
@@ -130,7 +140,8 @@ class TrainConfig:
                                   type=int_list, metavar="N,N,...", group="network and PPO",
                                   factory=lambda: [256, 256], shown="256,256")
     policy: str = setting("canonical", "canonical: the MLP sees the cards in trump-relative "
-                          "order (train/torch_policy.py); mlp: SB3's plain MlpPolicy",
+                          "order (src/widderkopf_env/train/torch_policy.py); mlp: SB3's "
+                          "plain MlpPolicy",
                           choices=("canonical", "mlp"), group="network and PPO",
                           flag="--policy-class", old="--policy")
     activation: str = setting("relu", "activation of the hidden layers",
@@ -144,13 +155,13 @@ class TrainConfig:
     lr: float = setting(1e-3, "Adam learning rate", type=ABOVE0, group="network and PPO")
     lr_schedule: str = setting("linear", "linear: decays to 10% of --lr at --total-steps",
                                choices=("constant", "linear"), group="network and PPO")
-    n_steps: int | None = setting(None, "rollout steps per env", type=POSITIVE,
+    n_steps: int | None = setting(None, "rollout steps per env", type=integer(1, MAX_ROLLOUT),
                                   group="network and PPO",
                                   shown=f"{ROLLOUT_STEPS} / --n-envs, at least 32")
     batch_size: int = setting(1024, "minibatch size of the gradient updates (at most "
-                              "n-steps x n-envs are used)", type=integer(2),
+                              "n-steps x n-envs are used)", type=integer(2, MAX_ROLLOUT),
                               group="network and PPO")
-    n_epochs: int = setting(4, "passes over each rollout", type=POSITIVE,
+    n_epochs: int = setting(4, "passes over each rollout", type=integer(1, MAX_EPOCHS),
                             group="network and PPO", flag="--epochs", old="--n-epochs")
     gamma: float = setting(1.0, "discount factor", type=SHARE, group="network and PPO")
     gae_lambda: float = setting(0.95, "bias/variance trade-off of the advantage estimate "
@@ -164,31 +175,31 @@ class TrainConfig:
     max_grad_norm: float = setting(0.5, "gradients are clipped to this norm", type=ABOVE0,
                                    group="network and PPO")
     eval_every: int = setting(100_000, "evaluate every STEPS (0: only at the end)",
-                              type=COUNT, metavar="STEPS",
+                              type=STEP_COUNT, metavar="STEPS",
                               group="evaluation and checkpoints", run_control=True)
     eval_pairs: int | None = setting(None, "duplicate deal pairs per opponent of the "
-                                     "periodic evaluations", type=POSITIVE,
+                                     "periodic evaluations", type=integer(1, MAX_PAIRS),
                                      group="evaluation and checkpoints", run_control=True,
                                      shown="300, at most --final-eval-pairs")
-    eval_workers: int = setting(help="processes of the evaluations", type=POSITIVE,
+    eval_workers: int = setting(help="processes of the evaluations", type=integer(1, MAX_WORKERS),
                                 group="evaluation and checkpoints", run_control=True,
                                 factory=_workers_default, shown="the CPU cores",
                                 flag="--workers", old="--eval-workers")
     final_eval_pairs: int | None = setting(None, "pairs per opponent of the final "
                                            "evaluation of the final and (if another "
-                                           "model) the best model", type=POSITIVE,
+                                           "model) the best model", type=integer(1, MAX_PAIRS),
                                            group="evaluation and checkpoints",
                                            run_control=True,
                                            shown="--total-steps / 1000, from 100 to 2000")
     checkpoint_every: int = setting(100_000, "save a checkpoint every STEPS (0: only at the "
-                                    "end)", type=COUNT, metavar="STEPS",
+                                    "end)", type=STEP_COUNT, metavar="STEPS",
                                     group="evaluation and checkpoints", run_control=True)
-    keep_checkpoints: int = setting(3, "0: keep all", type=COUNT,
+    keep_checkpoints: int = setting(3, "0: keep all", type=integer(0, MAX_KEPT),
                                     group="evaluation and checkpoints", run_control=True)
     torch_threads: int = setting(1, "torch threads for the gradient updates (rollouts "
                                  "always use 1: their forward passes are too small to "
-                                 "share)", type=POSITIVE, group="evaluation and checkpoints",
-                                 run_control=True)
+                                 "share)", type=integer(1, MAX_THREADS),
+                                 group="evaluation and checkpoints", run_control=True)
     progress_bar: bool = setting(True, "no progress bar", action="store_false",
                                  flag="--no-progress", group="evaluation and checkpoints",
                                  run_control=True, old="--no-progress-bar")
@@ -321,12 +332,30 @@ def _configure(args: dict, given: set) -> dict:
     return cfg
 
 
+def check_rollout(n_steps: int | None, n_envs: int, names=("n_steps", "n_envs")) -> None:
+    """ValueError unless ``n_envs`` and the rollout ``n_steps x n_envs`` are within
+    bounds (before anything is allocated); ``names``: how the message names them."""
+    steps, envs = names
+    if not 1 <= n_envs <= MAX_ENVS:
+        raise ValueError(f"{envs} must be in 1..{MAX_ENVS:,}, got {n_envs}")
+    if n_steps is not None and n_steps * n_envs < 2:
+        raise ValueError(f"{steps} x {envs} must be at least 2 (PPO normalises the "
+                         f"advantages over each rollout), got {n_steps} x {n_envs}")
+    if n_steps is not None and n_steps * n_envs > MAX_ROLLOUT:
+        raise ValueError(f"{steps} x {envs} must be at most {MAX_ROLLOUT:,} (one rollout's "
+                         f"arrays are allocated at once), got {n_steps:,} x {n_envs}")
+
+
 def check(cfg: dict) -> None:
     """The checks that need several settings; UsageError saying what is wrong."""
-    if cfg["n_steps"] * cfg["n_envs"] < 2:
-        raise UsageError("--n-steps x --n-envs must be at least 2 (PPO normalises the "
-                         f"advantages over each rollout), got {cfg['n_steps']} x "
-                         f"{cfg['n_envs']}")
+    try:
+        check_rollout(cfg["n_steps"], cfg["n_envs"], ("--n-steps", "--n-envs"))
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if cfg["vec_env"] == "subproc" and cfg["n_envs"] > MAX_WORKERS:
+        raise UsageError(f"--vec-env subproc runs one process per env: --n-envs must be at "
+                         f"most {MAX_WORKERS} with it, got {cfg['n_envs']} (--vec-env dummy "
+                         "or native step more envs in this process)")
     check_algorithms(cfg)
     if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
         raise UsageError("--heuristic-share + --random-share must be at most 1")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.checks import MAX_BATCH, MAX_EPOCHS, MAX_SEED, MAX_SHARDS, MAX_WORKERS
 from widderkopf_env.cli import (
     DefaultsHelp,
     UsageError,
@@ -43,7 +44,7 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill import load_policy_rows
-from .distill_data import EXPERTS, generate, whole
+from .distill_data import EXPERTS, MAX_MATCHES, MAX_SAMPLES, generate, whole
 from .export import init_file, network_file_arg
 from .run_folder import RunFolder
 
@@ -68,9 +69,10 @@ class ShardSettings:
     ``widderkopf-values data``)."""
 
     out: Path = setting(None, "folder of the shards", type=output_dir, required=True)
-    shards: int = setting(None, "shards to write", type=integer(1), required=True)
-    seed: int = setting(0, "seed of the shards' games", type=integer(0))
-    workers: int = setting(1, "processes", type=integer(1))
+    shards: int = setting(None, "shards to write", type=integer(1, MAX_SHARDS), required=True)
+    seed: int = setting(0, "seed of the shards' games", type=integer(0, MAX_SEED))
+    workers: int = setting(1, "processes, never more than the shards to write",
+                           type=integer(1, MAX_WORKERS))
 
 
 @dataclass
@@ -82,23 +84,23 @@ class FitSettings:
     out: Path = setting(None, "the network file to write (.npz)", type=output_file,
                         required=True)
     max_shards: int | None = setting(None, "use shards 0..N-1 of each folder only",
-                                     type=integer(1))
+                                     type=integer(1, MAX_SHARDS))
     net_arch: list = setting(help="hidden layer sizes", type=int_list, metavar="N,N,...",
                              factory=lambda: [512, 512, 256])
-    epochs: int = setting(40, "passes over the data", type=integer(1))
-    batch_size: int = setting(512, "positions per gradient step", type=integer(1),
+    epochs: int = setting(40, "passes over the data", type=integer(1, MAX_EPOCHS))
+    batch_size: int = setting(512, "positions per gradient step", type=integer(1, MAX_BATCH),
                               old="--batch")
     lr: float = setting(1e-3, "Adam learning rate", type=number(0.0, 1.0, low_open=True))
-    seed: int = setting(0, "seed of the fit", type=integer(0))
+    seed: int = setting(0, "seed of the fit", type=integer(0, MAX_SEED))
 
 
 @dataclass
 class DistillGenerateSettings(ShardSettings):
     """``widderkopf-distill generate``: positions labelled by an expert, in shards."""
 
-    matches: int = setting(4, "matches per shard", type=integer(1))
+    matches: int = setting(4, "matches per shard", type=integer(1, MAX_MATCHES))
     samples: int | None = setting(None, "PIMC worlds per decision (default: PIMC's own "
-                                  "per-kind numbers)", type=integer(1))
+                                  "per-kind numbers)", type=integer(1, MAX_SAMPLES))
     mix: tuple = setting((0.7, 0.2, 0.1), "shares of moves played by the expert, the "
                          "heuristic, and a random move (or --policy's)", type=_mix)
     policy: str | None = setting(None, "a network whose moves replace the random ones "
@@ -161,7 +163,7 @@ def main(argv=None) -> int:
     def body() -> int:
         args = p.parse_args(argv)
         if args.command == "generate":
-            with RunFolder(args.out, "shards") as folder:
+            with RunFolder(args.out, "shards", "widderkopf-distill generate") as folder:
                 folder.start()
                 n = generate_shards(from_namespace(DistillGenerateSettings, args))
             print(f"wrote {n} positions")

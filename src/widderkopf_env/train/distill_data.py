@@ -34,11 +34,14 @@ from widderkopf_env.rules import Game
 
 from . import run_folder
 
-__all__ = ["EXPERTS", "FIELDS", "generate", "generate_shard", "load_shards", "read_shards",
+__all__ = ["EXPERTS", "FIELDS", "MAX_MATCHES", "MAX_SAMPLES", "generate", "generate_shard", "load_shards", "read_shards",
            "run_shards", "shard_files", "shard_path"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
+#: The most matches of one shard (its rows are held in memory until it is written, about
+#: 0.2 MB a match), and the most PIMC worlds per decision.
+MAX_MATCHES, MAX_SAMPLES = 1000, 10_000
 
 
 def shard_path(out: Path, k: int) -> Path:
@@ -166,27 +169,31 @@ def _timed(job):
 
 def run_shards(out, shards: int, job, args, workers: int = 1, log=print, keep=whole,
                on_shard=None) -> int:
-    """Write shards ``0..shards-1`` into ``out`` on ``workers`` processes: shard ``k`` is
-    ``job((k, out, *args))`` -> ``(k, out, arrays)``, written atomically. A shard already
-    there is kept when ``keep(path)`` says it is whole (default :func:`whole`), else
-    written again; ``on_shard(path)`` is called after each shard is written. Returns the
-    number of rows written by this call."""
+    """Write shards ``0..shards-1`` into ``out`` on ``workers`` processes (never more
+    than the shards to write): shard ``k`` is ``job((k, out, *args))`` -> ``(k, out,
+    arrays)``, written atomically. A shard already there is kept when ``keep(path)`` says
+    it is whole (default :func:`whole`), else written again; ``on_shard(path)`` is called
+    after each shard is written. Returns the number of rows written by this call.
+
+    Only the shard files that exist are looked at first; the shards to write are made
+    one at a time, so no list of ``shards`` entries is built."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    todo = []
-    for k in range(shards):
+    kept = set()
+    for k in _present(out, shards):
         path = shard_path(out, k)
         if path.is_file() and not path.is_symlink() and keep(path):
+            kept.add(k)
             continue
-        if path.exists() or path.is_symlink():
-            log(f"damaged {path}: written again")
-            path.unlink()
-        todo.append(k)
-    if len(todo) < shards:
-        log(f"{shards - len(todo)} of {shards} shards exist already in {out}; resuming")
-    jobs = [(job, (k, out, *args)) for k in todo]
+        log(f"damaged {path}: written again")
+        path.unlink()
+    if kept:
+        log(f"{len(kept)} of {shards} shards exist already in {out}; resuming")
+    count = shards - len(kept)
+    jobs = ((job, (k, out, *args)) for k in range(shards) if k not in kept)
+    workers = max(1, min(workers, count))
     written, t0 = 0, time.perf_counter()
-    if workers <= 1:
+    if workers == 1:
         results = map(_timed, jobs)
     else:
         import multiprocessing as mp
@@ -198,12 +205,24 @@ def run_shards(out, shards: int, job, args, workers: int = 1, log=print, keep=wh
             if on_shard is not None:
                 on_shard(shard_path(out, k))
             el = time.perf_counter() - t0
-            log(f"shard {k}: {n} positions in {dt:.0f} s; {i}/{len(jobs)} done, "
+            log(f"shard {k}: {n} positions in {dt:.0f} s; {i}/{count} done, "
                 f"{written / el:.1f} positions/s, {el:.0f} s elapsed")
     finally:
         if workers > 1:
             pool.terminate()
     return written
+
+
+def _present(out: Path, shards: int) -> list[int]:
+    """The shards ``k < shards`` whose name is taken in ``out`` (by a file, a link or
+    anything else), in order: found by listing the folder, not by trying every ``k``."""
+    found = []
+    for path in out.iterdir():
+        stem = path.name.removeprefix("shard_").removesuffix(".npz")
+        if stem.isascii() and stem.isdigit() and int(stem) < shards \
+                and path.name == shard_path(out, int(stem)).name:
+            found.append(int(stem))
+    return sorted(found)
 
 
 def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,

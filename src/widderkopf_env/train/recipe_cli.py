@@ -16,8 +16,10 @@ __all__ = ["build_parser", "main", "report"]
 def build_parser():
     import argparse
 
+    from widderkopf_env.checks import MAX_SEED, MAX_WORKERS
     from widderkopf_env.cli import DefaultsHelp, add_version, deprecated_alias, integer, number
     from widderkopf_env.seeding import default_workers
+    from widderkopf_env.settings import with_limit
 
     from .budget import MAX_MINUTES
     from .recipe import RECIPES
@@ -30,15 +32,16 @@ def build_parser():
                + "; ".join(f"{name}: {_describe(r)}" for name, r in RECIPES.items()) + ".")
     p.add_argument("--recipe", choices=list(RECIPES), required=True, help="the recipe")
     p.add_argument("--out", type=Path, default=None, help="run folder (default runs/RECIPE)")
-    p.add_argument("--seed", type=integer(0), default=0, help="run seed")
+    seed, workers = integer(0, MAX_SEED), integer(1, MAX_WORKERS)
+    p.add_argument("--seed", type=seed, default=0, help=with_limit("run seed", seed))
     p.add_argument("--minutes", type=number(0.0, MAX_MINUTES), default=None,
                    help="time budget: the stages are sized from a short calibration on this "
                         "machine to end within it, evaluation included (default: the "
                         "recipe's, " + ", ".join(f"{n} {r.minutes:g}" for n, r in
                                                   RECIPES.items())
-                        + "); 0: the recipe's fixed sizes")
-    p.add_argument("--workers", type=integer(1), default=default_workers(),
-                   help="processes of the data stages and evaluations")
+                        + f"); 0: the recipe's fixed sizes; at most {MAX_MINUTES:,.0f}")
+    p.add_argument("--workers", type=workers, default=min(default_workers(), MAX_WORKERS),
+                   help=with_limit("processes of the data stages and evaluations", workers))
     p.add_argument("--force-restart", action="store_true",
                    help="delete the run in --out and start afresh")
     p.add_argument("--no-progress", dest="progress", action="store_false",

@@ -76,13 +76,14 @@ def save_png(fig, path: Path) -> None:
 class RunFolder:
     """The folder ``out`` of a run of ``kind`` (a key of :data:`KINDS`): its lock, its
     manifest, its checks and its deletes (see the module documentation). A context
-    manager holding the lock."""
+    manager holding the lock; ``command`` names the command writing it (see
+    :class:`RunLock`)."""
 
-    def __init__(self, out, kind: str):
+    def __init__(self, out, kind: str, command: str = "widderkopf-train"):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
         self.out, self.kind = Path(out), kind
-        self.lock = RunLock(self.out)
+        self.lock = RunLock(self.out, command)
 
     def __enter__(self) -> RunFolder:
         self.lock.acquire()
@@ -279,10 +280,11 @@ def check_resume(out: Path) -> None:
 class RunLock:
     """The lock of a run folder (see the module documentation); a context manager. A
     folder made to hold the lock is removed again on release when nothing else was
-    written into it."""
+    written into it. ``command``: the command that runs, named when another one holds
+    the lock."""
 
-    def __init__(self, out: Path):
-        self.out = Path(out)
+    def __init__(self, out: Path, command: str = "widderkopf-train"):
+        self.out, self.command = Path(out), command
         self.path = self.out / LOCK_NAME
         self._fd: int | None = None
         self._made: list[Path] = []  # folders made to hold the lock, innermost last
@@ -310,7 +312,7 @@ class RunLock:
                                  f"{err.strerror or err}") from None
         self._made = missing[::-1]
         try:
-            self._fd = _lock(self.path)
+            self._fd = _lock(self.path, self.command)
         except BaseException:
             self._remove_made()
             raise
@@ -361,10 +363,10 @@ def _holder(path: Path) -> str:
         return "a process that has not yet written its name"
 
 
-def _in_use(path: Path) -> FolderInUse:
+def _in_use(path: Path, command: str) -> FolderInUse:
     extra = "" if _KIND != "exclusive-file" else (
         f"; if that process is gone, delete {path}")
-    return FolderInUse(f"{path.parent} is in use by another widderkopf-train "
+    return FolderInUse(f"{path.parent} is in use by another {command} "
                        f"({_holder(path)}){extra}; wait for it to end or choose another --out")
 
 
@@ -402,13 +404,14 @@ def _open(path: Path) -> int:
     return fd
 
 
-def _lock(path: Path) -> int:
-    """Open and lock ``path``; the descriptor, or :class:`FolderInUse`."""
+def _lock(path: Path, command: str) -> int:
+    """Open and lock ``path``; the descriptor, or :class:`FolderInUse` naming
+    ``command``."""
     if _KIND == "exclusive-file":  # pragma: no cover (no OS lock here)
         try:
             return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
         except FileExistsError:
-            raise _in_use(path) from None
+            raise _in_use(path, command) from None
     while True:
         fd = _open(path)
         try:
@@ -420,7 +423,7 @@ def _lock(path: Path) -> int:
                 os.lseek(fd, 0, os.SEEK_SET)
         except OSError:
             os.close(fd)
-            raise _in_use(path) from None
+            raise _in_use(path, command) from None
         # the holder before us may have removed the file after we opened it
         try:
             same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from widderkopf_env.agents.network_file import load_policy, save_policy
 from widderkopf_env.cards import TRICKS
+from widderkopf_env.checks import MAX_EPOCHS
 from widderkopf_env.cli import (
     DefaultsHelp,
     UsageError,
@@ -37,7 +38,7 @@ from .distill_cli import FitSettings, ShardSettings
 from .distill_data import whole
 from .export import network_file_arg
 from .run_folder import RunFolder
-from .value_data import EXACT_TRICKS
+from .value_data import EXACT_TRICKS, MAX_GAMES, MAX_SEED
 
 __all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser", "value_shards"]
 
@@ -46,7 +47,8 @@ __all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser", "value_sha
 class ValueDataSettings(ShardSettings):
     """``widderkopf-values data``: exact-value shards for the card-value network."""
 
-    games: int = setting(200, "games per shard", type=integer(1))
+    seed: int = setting(0, "seed of the shards' games", type=integer(0, MAX_SEED))
+    games: int = setting(200, "games per shard", type=integer(1, MAX_GAMES))
     tricks: list = setting(help="store card decisions with LO..HI tricks left",
                            type=integer(1, TRICKS), nargs=2, metavar=("LO", "HI"),
                            flag="--tricks-left", old="--tricks",
@@ -70,7 +72,7 @@ class ValueFitSettings(FitSettings):
                           metavar="POLICY", required=True)
     tricks: int = setting(EXACT_TRICKS, "the card-value network plays with at most this "
                           "many tricks left", type=integer(0, TRICKS))
-    epochs: int = setting(12, "passes over the data", type=integer(1))
+    epochs: int = setting(12, "passes over the data", type=integer(1, MAX_EPOCHS))
     game_weight: float = setting(0.0, "value = card points + this x game points (0: card "
                                  "points)", type=number(0.0))
 
@@ -105,7 +107,7 @@ def _data(s: ValueDataSettings) -> int:
     lo, hi = s.tricks
     if lo > hi:
         raise UsageError(f"--tricks-left {lo} {hi}: LO must not exceed HI")
-    with RunFolder(s.out, "shards") as folder:
+    with RunFolder(s.out, "shards", "widderkopf-values data") as folder:
         folder.start()
         n = value_shards(s)
     print(f"wrote {n} positions")

@@ -44,6 +44,7 @@ from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.network_file import load_net_agent
 from widderkopf_env.agents.solver import solve_actions, solve_value, world_table
 from widderkopf_env.cards import ALL_CARDS, NUM_CARDS, TRICKS
+from widderkopf_env.checks import MAX_SHARDS
 from widderkopf_env.game_encoder import encode_view_packed
 from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import PLAY, Game
@@ -54,11 +55,17 @@ from .distill_data import run_shards, whole
 #: left (earlier positions: heuristic rollouts down to it).
 EXACT_TRICKS = 12
 
-__all__ = ["FIELDS", "card_values", "generate_values", "solved_here", "value_shard"]
+__all__ = ["FIELDS", "MAX_GAMES", "MAX_SEED", "card_values", "generate_values", "solved_here", "value_shard"]
 
 #: Arrays of a shard, one row per position: the observation, the card features, the
 #: exact value of each card (NaN where not legal), the game it comes from.
 FIELDS = ("obs", "features", "values", "game")
+
+#: The most games of one shard, and the largest seed: game ``i`` of shard ``k`` is dealt
+#: from ``(seed x 1,000,003 + k) x 10,000 + i``, one id per game as long as ``i`` stays
+#: below 10,000, kept in the shard as a 64-bit int.
+MAX_GAMES = 10_000
+MAX_SEED = ((2**63 - 1 - (MAX_GAMES - 1)) // MAX_GAMES - (MAX_SHARDS - 1)) // 1_000_003
 
 
 def solved_here(game: Game, view, tricks) -> bool:
@@ -112,7 +119,7 @@ def value_shard(k: int, seed: int, games: int, tricks=(1, TRICKS), policy=None,
         policy.reset(base)
     rows: dict[str, list] = {f: [] for f in FIELDS}
     for i in range(games):
-        game_id = base * 10_000 + i
+        game_id = base * MAX_GAMES + i
         game = Game.new(seed=game_id)
         seat = i % 2
         tt = None  # the solver's table of this deal, for every solve of the game

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from widderkopf_env import VARIANTS
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
+from widderkopf_env.checks import MAX_EPOCHS, MAX_SEED32, MAX_WORKERS
 from widderkopf_env.cli import (
     DefaultsHelp,
     add_version,
@@ -40,6 +41,8 @@ from widderkopf_env.cli import (
 )
 from widderkopf_env.settings import add_options, setting
 
+from ..budget import MAX_MINUTES
+from ..config import MAX_ENVS, MAX_ROLLOUT
 from ..run_folder import RunFolder
 from .league import (
     HEURISTIC,
@@ -51,8 +54,12 @@ from .league import (
     snapshot_main,
 )
 
-POSITIVE, COUNT, SHARE = integer(1), integer(0), number(0, 1)
-SECONDS = number(0, low_open=True)
+SHARE = number(0, 1)
+#: The most PPO iterations of a run (and of a checkpoint or evaluation interval), env
+#: runners (of a cluster: at most MAX_WORKERS on a local Ray), league slots, and seconds
+#: to wait for one iteration's samples.
+MAX_ITERATIONS, MAX_RUNNERS, MAX_SLOTS, MAX_WAIT = 10**7, 1024, 100, 24 * 3600.0
+ITERATIONS = integer(1, MAX_ITERATIONS)
 
 
 @dataclass
@@ -60,22 +67,24 @@ class RllibSettings:
     """The settings of ``widderkopf-train-rllib``, one option per field."""
 
     iterations: int | None = setting(None, "stop after this many PPO iterations in total "
-                                     "(default: only --minutes)", type=POSITIVE)
-    minutes: float | None = setting(None, "stop after this much wall time", type=SECONDS)
+                                     "(default: only --minutes)", type=ITERATIONS)
+    minutes: float | None = setting(None, f"stop after this much wall time (at most "
+                                    f"{MAX_MINUTES:,.0f})",
+                                    type=number(0, MAX_MINUTES, low_open=True))
     num_env_runners: int = setting(1, "env runner actors sampling games (0: sample in this "
-                                   "process)", type=COUNT)
+                                   "process)", type=integer(0, MAX_RUNNERS))
     envs_per_runner: int = setting(1, "games each env runner steps at once (one batched "
-                                   "forward pass for all)", type=POSITIVE)
+                                   "forward pass for all)", type=integer(1, MAX_ENVS))
     address: str | None = setting(None, "join a running Ray cluster ('auto' or HOST:PORT); "
                                   "default: start a local Ray")
-    num_cpus: int | None = setting(None, "CPUs of the local Ray", type=POSITIVE)
+    num_cpus: int | None = setting(None, "CPUs of the local Ray", type=integer(1, MAX_WORKERS))
     out: Path = setting("runs/rllib", "checkpoint directory", type=output_dir)
     resume: str | None = setting(None, "a checkpoint directory to continue from (loading it "
                                  "runs code stored in it: only checkpoints you trust)",
                                  metavar="DIR", flag="--resume-from", old="--resume")
     seed: int = setting(0, "seeds the learner, the env runners and the evaluations",
-                        type=COUNT)
-    slots: int = setting(3, "frozen snapshots in the league", type=POSITIVE)
+                        type=integer(0, MAX_SEED32))
+    slots: int = setting(3, "frozen snapshots in the league", type=integer(1, MAX_SLOTS))
     self_play_share: float = setting(0.2, "share of games main vs main", type=SHARE,
                                      old="--self-play")
     heuristic_share: float = setting(0.2, "share of games main vs heuristic", type=SHARE,
@@ -83,19 +92,20 @@ class RllibSettings:
     snapshot_return: float = setting(0.5, "snapshot main when its mean return per game in "
                                      "an iteration exceeds this (game points)", type=number())
     checkpoint_every: int = setting(5, "write a checkpoint every N iterations",
-                                    type=POSITIVE)
+                                    type=ITERATIONS)
     eval_every: int = setting(5, "evaluate every N iterations (0: only at the end)",
-                              type=COUNT)
+                              type=integer(0, MAX_ITERATIONS))
     eval_pairs: int = setting(100, "duplicate deal pairs per evaluation (0: no evaluation)",
                               type=integer(0, MAX_PAIRS))
-    iteration_steps: int = setting(2000, "env steps per PPO iteration", type=POSITIVE,
+    iteration_steps: int = setting(2000, "env steps per PPO iteration", type=integer(1, MAX_ROLLOUT),
                                    old="--batch")
-    batch_size: int = setting(500, "env steps per gradient step", type=POSITIVE,
+    batch_size: int = setting(500, "env steps per gradient step", type=integer(1, MAX_ROLLOUT),
                               old="--minibatch")
-    epochs: int = setting(2, "passes over each iteration's steps", type=POSITIVE)
+    epochs: int = setting(2, "passes over each iteration's steps", type=integer(1, MAX_EPOCHS))
     lr: float = setting(1e-3, "Adam learning rate", type=number(0, low_open=True))
     sample_timeout: float = setting(600.0, "seconds to wait for the env runners' samples in "
-                                    "one iteration", type=SECONDS)
+                                    "one iteration (at most a day)",
+                                    type=number(0, MAX_WAIT, low_open=True))
     net_arch: list = setting("128,128", "hidden layer sizes", type=int_list,
                              metavar="N,N,...")
     variant: str = setting("full", "the variant trained on and evaluated on (a name in "
@@ -123,6 +133,10 @@ def check_args(p: argparse.ArgumentParser, args) -> None:
                 f"({args.iteration_steps})")
     if args.iterations is None and args.minutes is None:
         p.error("give --iterations or --minutes (or both)")
+    if args.address is None and args.num_env_runners > MAX_WORKERS:
+        p.error(f"--num-env-runners {args.num_env_runners}: a local Ray runs each in a "
+                f"process of its own here, so at most {MAX_WORKERS} (more on a cluster: "
+                "--address)")
     if args.resume is not None:
         if not Path(args.resume, "league.json").is_file():
             p.error(f"--resume-from {args.resume!r} is not a checkpoint of widderkopf-train-rllib "
@@ -202,7 +216,8 @@ def run(args, log=print, config=None) -> dict:
     summary (last checkpoint, iteration, evaluations, league history)."""
     import ray
 
-    with RunFolder(args.out, "rllib") as folder:  # checked and locked before any work
+    # checked and locked before any work
+    with RunFolder(args.out, "rllib", "widderkopf-train-rllib") as folder:
         folder.start()
         if not ray.is_initialized():
             ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
