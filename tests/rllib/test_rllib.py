@@ -201,12 +201,12 @@ def test_league_mapping_puts_main_in_one_seat_of_every_episode():
 
 @pytest.mark.parametrize("argv, message", [
     (["--iterations", "1", "--num-env-runners", "-1"],
-     "--num-env-runners: expected an integer >= 0"),
+     "--num-env-runners: expected an integer in 0..1,024"),
     (["--iterations", "1", "--self-play-share", "0.7", "--heuristic-share", "0.5"], "must be <= 1"),
     (["--batch-size", "500", "--iteration-steps", "100", "--iterations", "1"], "must not exceed"),
     ([], "give --iterations or --minutes"),
-    (["--iterations", "0"], "--iterations: expected an integer >= 1"),
-    (["--iterations", "1", "--net-arch", "64,0"], "--net-arch: expected comma-separated"),
+    (["--iterations", "0"], "--iterations: expected an integer in 1..10,000,000"),
+    (["--iterations", "1", "--net-arch", "64,0"], "--net-arch: expected at most 8 comma-separated"),
     (["--iterations", "1", "--self-play-share", "nan"], "--self-play-share: expected a number from 0 to 1"),
     (["--iterations", "1", "--resume-from", "/nonexistent"], "not a checkpoint"),
     (["--iterations", "1", "--variant", "huge"], "--variant: invalid choice: 'huge'"),
