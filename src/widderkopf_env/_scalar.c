@@ -24,6 +24,96 @@ Py_ssize_t wk_slot_offset[N_SLOTS];
 PyTypeObject *wk_game_type = NULL;
 static PyObject *s_reject, *s_apply_py;
 
+/* ---- the slots a move reads, checked before they are read ------------------------------ */
+
+enum { K_INT, K_LIST, K_PAIR, K_PILES, K_VARIANT };  /* what a slot holds */
+typedef struct { int slot, kind; } slot_kind;
+
+/* The error of game.<k> holding what it must not: TypeError naming the attribute and what
+ * it must be (ValueError for a list of another length, OverflowError for an int past 64
+ * bits) */
+static int slot_error(PyObject *game, slot_kind s) {
+    static const char *const must[] = {"an int", "a list", "a list of 2", "a list of 10",
+                                       "a Variant"};
+    PyObject *v = SLOT(game, s.slot);
+    const char *name = wk_slot_name[s.slot];
+    if (v == NULL)
+        PyErr_Format(PyExc_TypeError, "Game.%s must be %s; it was deleted", name, must[s.kind]);
+    else if (s.kind == K_INT && PyLong_Check(v))
+        PyErr_Format(PyExc_OverflowError, "Game.%s is out of range: it must be an int of at "
+                     "most 64 bits", name);
+    else if (s.kind != K_INT && PyList_Check(v))
+        PyErr_Format(PyExc_ValueError, "Game.%s must be %s, got a list of %zd", name,
+                     must[s.kind], PyList_GET_SIZE(v));
+    else
+        PyErr_Format(PyExc_TypeError, "Game.%s must be %s, got %s", name, must[s.kind],
+                     Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+/* 0 where game.<k> holds what the game puts there (lists of the right length, ints of
+ * 64 bits; not their items), else slot_error's */
+static inline int check_slot(PyObject *game, slot_kind s) {
+    PyObject *v = SLOT(game, s.slot);
+    int overflow = 0;
+    if (v != NULL) switch (s.kind) {
+        case K_INT:
+            if (PyLong_Check(v) && (wk_as_ll(v, &overflow), !overflow)) return 0;
+            break;
+        case K_LIST:
+            if (PyList_Check(v)) return 0;
+            break;
+        case K_PAIR:
+        case K_PILES:
+            if (PyList_Check(v) && PyList_GET_SIZE(v) == (s.kind == K_PAIR ? 2 : 2 * WK_PILES))
+                return 0;
+            break;
+        default:  /* K_VARIANT: check_move reads its tricks */
+            return 0;
+    }
+    return slot_error(game, s);
+}
+
+static int check_slots(PyObject *game, const slot_kind *list, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (check_slot(game, list[k])) return -1;
+    return 0;
+}
+
+#define CHECK_SLOTS(game, list) check_slots(game, list, sizeof(list) / sizeof(list[0]))
+
+/* The slots the move `a` in `phase` reads after it began to change the game hold what
+ * the game puts there (a Game whose attributes were replaced, g.tricks = None, gets an
+ * error naming the attribute, and apply_int takes the action back out of the history);
+ * the slots each phase reads first are checked as they are read, before any change. The
+ * items of lists are not checked. */
+static int check_move(PyObject *game, long long phase, long long a) {
+    static const slot_kind escalate[] = {{S_PLAYED, K_PAIR}, {S_CRACKER, K_INT}},
+        trick[] = {{S_UP, K_PILES}, {S_DOWN, K_PILES}, {S_UPBITS, K_PAIR}, {S_WON, K_PAIR},
+                   {S_TRICK_POINTS, K_PAIR}, {S_TRICKS, K_LIST}, {S_LEAD_PILE, K_INT},
+                   {S_VARIANT, K_VARIANT}},
+        last[] = {{S_RESULTS, K_LIST}, {S_SCORES, K_PAIR}, {S_DISCARD, K_PAIR},
+                  {S_LEVEL, K_INT}, {S_HAND_NO, K_INT}, {S_NUM_HANDS, K_INT},
+                  {S_FIRST_DEALER, K_INT}, {S_DEALS, K_LIST}};
+    long long lead, n;
+    if (phase != WK_PLAY) return 0;
+    if (a >= WK_CARDS) return CHECK_SLOTS(game, escalate);
+    if (get_long(game, S_LEAD, &lead)) return -1;
+    if (lead < 0) return 0;  /* a trick's first card: what it reads, it reads first */
+    if (CHECK_SLOTS(game, trick)) return -1;
+    if (wk_variant_tricks(SLOT(game, S_VARIANT), &n)) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {  /* no tricks: not a Variant */
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "Game.variant must be a Variant, got %s",
+                         Py_TYPE(SLOT(game, S_VARIANT))->tp_name);
+        }
+        return -1;
+    }
+    if (PyList_GET_SIZE(SLOT(game, S_TRICKS)) + 1 == n)
+        return CHECK_SLOTS(game, last);  /* the hand ends: its result, the next deal */
+    return 0;
+}
+
 /* ---- the rules on a Game ----------------------------------------------------------------- */
 
 /* Game._may_escalate */
@@ -192,7 +282,7 @@ static int play_card(PyObject *game, long long p, long long card) {
     PyObject *won = get_list(game, S_WON, 2), *points = get_list(game, S_TRICK_POINTS, 2);
     PyObject *tricks = SLOT(game, S_TRICKS);
     uint64_t w;
-    if (won == NULL || points == NULL || tricks == NULL || !PyList_Check(tricks)
+    if (won == NULL || points == NULL || check_slot(game, (slot_kind){S_TRICKS, K_LIST})
         || item_u64(won, winner, &w) || item_long(points, winner, &tp)
         || get_long(game, S_LEAD_PILE, &lead_pile))
         return -1;
@@ -240,10 +330,16 @@ static PyObject *apply_int(PyObject *game, PyObject *action) {
         return NULL;
     }
     PyObject *history = SLOT(game, S_HISTORY);
-    if (history == NULL || !PyList_Check(history) || set_long(game, S_LEGAL, -1)
-        || PyList_Append(history, action) || get_long(game, S_DEALER, &dealer))
+    if (check_slot(game, (slot_kind){S_HISTORY, K_LIST}) || get_long(game, S_DEALER, &dealer)
+        || (phase != WK_TRUMP && get_long(game, S_CURRENT, &p)) || check_move(game, phase, a))
         return NULL;
-    if (phase != WK_TRUMP && get_long(game, S_CURRENT, &p)) return NULL;
+    if (phase != WK_TRUMP && p != 0 && p != 1) {
+        PyErr_SetString(PyExc_ValueError, "Game.current must be 0 or 1 while playing");
+        return NULL;
+    }
+    Py_ssize_t before = PyList_GET_SIZE(history);
+    if (set_long(game, S_LEGAL, -1) || PyList_Append(history, action)) return NULL;
+    Py_INCREF(history);  /* held while the move runs Python (the next hand's deal) */
     int err = 0;
     if (phase == WK_TRUMP) {
         err = set_long(game, S_TRUMP, a - WK_TRUMP_ACTION) || set_long(game, S_PHASE, WK_DISCARD)
@@ -268,6 +364,19 @@ static PyObject *apply_int(PyObject *game, PyObject *action) {
     } else {
         err = play_card(game, p, a);
     }
+    if (err && PyList_GET_SIZE(history) > before) {  /* the action out of the history again */
+#if PY_VERSION_HEX >= 0x030C0000
+        PyObject *exc = PyErr_GetRaisedException();
+        if (PyList_SetSlice(history, before, PyList_GET_SIZE(history), NULL)) PyErr_Clear();
+        PyErr_SetRaisedException(exc);
+#else
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);
+        if (PyList_SetSlice(history, before, PyList_GET_SIZE(history), NULL)) PyErr_Clear();
+        PyErr_Restore(type, value, trace);
+#endif
+    }
+    Py_DECREF(history);
     if (err) return NULL;
     Py_RETURN_NONE;
 }

@@ -31,6 +31,7 @@ from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_
 from .engine_types import RESULT_FIELDS as _RESULT_FIELDS  # the C core's HandResult fill
 from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
 from .game_file import decode_document, encode_document
+from .game_slots import check_move
 from .view import HIDDEN, PlayerView
 
 # Re-exported: the engine's public names for what deals.py defines.
@@ -43,7 +44,6 @@ _T0, _T1, _T2, _T3 = ID_TABLES
 _ESC_BIT = 1 << ESCALATE
 _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
-
 
 
 class Game:
@@ -313,6 +313,7 @@ class Game:
             action = self._coerce(action, m)
         if action < 0 or not (m >> action) & 1:  # m has no bit past 41
             self._reject(action, m)
+        check_move(self, action)  # the attributes it reads and writes, before any change
         self._legal = -1
         self.history.append(action)
         self._APPLY[self.phase](self, action)
