@@ -2,14 +2,12 @@
 :func:`check_move`, called by ``Game._apply_py`` before anything changes, so that a game
 whose attributes were replaced (``g.history = None``) gets a ``TypeError`` naming the
 attribute and what it must hold, and stays as it was. It compares the types of every
-attribute the move reads or writes (one read of them all, one comparison); the items of
-lists are not checked. ``_scalar.c``'s ``check_move`` does this for the compiled
-``Game.apply``, with the same messages.
+attribute the move reads or writes into; the items of lists are not checked.
+``_scalar.c``'s ``check_move`` does this for the compiled ``Game.apply``, with the same
+messages.
 """
 
 from __future__ import annotations
-
-from operator import attrgetter
 
 from .cards import ESCALATE, Variant
 from .engine_types import Phase
@@ -44,51 +42,61 @@ def _check(game, slots) -> None:
 
 
 class _Slots:
-    """Slots checked together (name, kind): read in one call, their types compared with
-    what they must hold; :func:`_check` names the one that is wrong."""
+    """Slots checked together (name, kind): one expression compares their types with what
+    they must hold (``type(game.history) is list and ...``, compiled once from the names
+    here: the cheapest check Python has); :func:`_check` names the one that is wrong."""
 
     def __init__(self, *slots):
         self.slots = slots
-        self.read = attrgetter(*(name for name, _ in slots))
-        self.types = tuple(_TYPES[kind] for _, kind in slots)
+        names = {int: "int", list: "list", Variant: "Variant"}
+        test = " and ".join(f"type(game.{name}) is {names[_TYPES[kind]]}"
+                            for name, kind in slots)
+        self.holds = eval(f"lambda game: {test}", {"Variant": Variant})  # names of this module only
 
     def check(self, game) -> None:
         try:
-            if tuple(map(type, self.read(game))) == self.types:
+            if self.holds(game):
                 return
         except AttributeError:  # deleted
             pass
         _check(game, self.slots)
 
 
-_ANY = (("history", _LIST), ("phase", _INT), ("dealer", _INT), ("current", _INT))
-_BY_PHASE = {
-    _TRUMP_PHASE: _Slots(*_ANY),
-    _DISCARD_PHASE: _Slots(*_ANY, ("hand", _PAIR), ("discard", _PAIR)),
-    _ANSWER_PHASE: _Slots(*_ANY, ("level", _INT), ("cracker", _INT), ("played", _PAIR)),
-    _PLAY_PHASE: _Slots(*_ANY, ("hand", _PAIR), ("played", _PAIR), ("lead", _INT),
-                        ("trump", _INT), ("upbits", _PAIR), ("up", _PILES), ("down", _PILES),
-                        ("covered", _PAIR), ("won", _PAIR), ("trick_points", _PAIR),
-                        ("tricks", _LIST), ("lead_pile", _INT), ("variant", _VARIANT)),
+_LEAD = (("history", _LIST), ("current", _INT), ("hand", _PAIR), ("upbits", _PAIR),
+         ("up", _PILES), ("down", _PILES), ("covered", _PAIR), ("played", _PAIR),
+         ("lead", _INT))
+_BY_PHASE = {  # what each move reads, or writes into (a slot it replaces needs no check)
+    _TRUMP_PHASE: _Slots(("history", _LIST), ("dealer", _INT)),
+    _DISCARD_PHASE: _Slots(("history", _LIST), ("current", _INT), ("hand", _PAIR),
+                           ("discard", _PAIR), ("dealer", _INT)),
+    _ANSWER_PHASE: _Slots(("history", _LIST), ("current", _INT), ("level", _INT)),
 }
-_ESCALATE = _BY_PHASE[_ANSWER_PHASE]  # the due player's escalation reads what an answer does
-#: the slots the end of a hand reads or writes: its result, the next hand's deal
+_ESCALATE = _Slots(("history", _LIST), ("current", _INT), ("level", _INT),
+                   ("played", _PAIR), ("cracker", _INT))
+_FIRST_CARD = _Slots(*_LEAD)
+_SECOND_CARD = _Slots(*_LEAD, ("trump", _INT), ("won", _PAIR), ("trick_points", _PAIR),
+                      ("tricks", _LIST), ("lead_pile", _INT), ("variant", _VARIANT))
+#: what the end of a hand reads: its result, the next hand's deal
 _LAST = _Slots(("results", _LIST), ("scores", _PAIR), ("discard", _PAIR), ("level", _INT),
-               ("hand_no", _INT), ("num_hands", _INT), ("first_dealer", _INT),
-               ("deals", _LIST))
+               ("hand_no", _INT), ("num_hands", _INT), ("dealer", _INT),
+               ("first_dealer", _INT), ("deals", _LIST))
 
 
 def check_move(game, action: int) -> None:
     """Raise naming the first attribute of ``game`` that the legal ``action`` would read
-    or write and that does not hold what the game puts there."""
+    or write into and that does not hold what the game puts there."""
     phase = getattr(game, "phase", None)
-    slots = _BY_PHASE.get(phase) if type(phase) is int else None
-    if slots is None:
-        _check(game, _ANY)
-        return
-    if phase == _PLAY_PHASE and action >= ESCALATE:
-        slots = _ESCALATE
-    slots.check(game)
-    if slots is _BY_PHASE[_PLAY_PHASE] and game.lead >= 0 \
-            and len(game.tricks) + 1 == game.variant.tricks:
-        _LAST.check(game)
+    if type(phase) is not int:
+        _check(game, (("phase", _INT),))
+    elif phase != _PLAY_PHASE:
+        slots = _BY_PHASE.get(phase)
+        if slots is not None:
+            slots.check(game)
+    elif action >= ESCALATE:
+        _ESCALATE.check(game)
+    elif type(getattr(game, "lead", None)) is not int or game.lead < 0:
+        _FIRST_CARD.check(game)  # a trick's first card (or a lead to name)
+    else:
+        _SECOND_CARD.check(game)
+        if len(game.tricks) + 1 == game.variant.tricks:
+            _LAST.check(game)
