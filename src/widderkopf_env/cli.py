@@ -118,7 +118,7 @@ def number(low: float | None = None, high: float | None = None,
     """An argparse type: a finite float in ``[low, high]`` (``(low, high]`` with
     ``low_open``; a missing bound is not checked)."""
     bounds = ([f"{'>' if low_open else '>='} {low:g}"] if low is not None else []) + (
-        [f"<= {high:g}"] if high is not None else [])
+        [f"at most {high:,g}"] if high is not None else [])
     want = " ".join(["a number", " and ".join(bounds)]).strip()
     if len(bounds) == 2 and not low_open:
         want = f"a number from {low:g} to {high:g}"
@@ -127,11 +127,12 @@ def number(low: float | None = None, high: float | None = None,
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {want}, got {show(text)}") from None
         too_low = low is not None and (value <= low if low_open else value < low)
         too_high = high is not None and value > high
         if not math.isfinite(value) or too_low or too_high:
-            raise argparse.ArgumentTypeError(f"expected {want}, got {text}")
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise argparse.ArgumentTypeError(f"expected {want}, got {shown}")
         return value
 
     convert.__name__, convert.kind = want, "number"

@@ -68,6 +68,10 @@ REPROS = [
     ("widderkopf_env.train.rllib.cli:main", ["--out", "RUN", "--minutes", "1",
                                              "--num-env-runners", BIG], "--num-env-runners"),
     ("widderkopf_env.commands:main", ["train", "--out", "RUN", "--n-envs", BIG], "--n-envs"),
+    ("widderkopf_env.agents.eval_cli:main", ["random", "--ladder", "--time-budget", BIG],
+     "--time-budget"),
+    ("widderkopf_env.train.demo:main", ["--out", "RUN", "--pairs", BIG], "--pairs"),
+    ("widderkopf_env.train.demo:main", ["--out", "RUN", "--workers", BIG], "--workers"),
 ]
 
 

@@ -219,7 +219,7 @@ BAD = [
                            "--net-arch", "256 256"], "--net-arch: expected at most 8 comma-separated"),
     ("widderkopf-distill", ["train", "--data", "afile", "--out", "n.npz", "--init", "nobody"],
      "--init: 'nobody' is neither a shipped network"),
-    ("demo", ["--pairs", "0"], "--pairs: expected an integer >= 1"),
+    ("demo", ["--pairs", "0"], "--pairs: expected an integer in 1..1,000,000"),
     # a .npz that is not a network, or one of the wrong shapes (checked when loaded)
     ("widderkopf-eval", ["plain.npz", "random"], "'plain.npz' is not a network file: no array"),
     ("widderkopf-eval", ["wrong.npz", "random", "--pairs", "1", "--workers", "1"],

@@ -70,6 +70,8 @@ PRIOR_DRAWS = 1.0  #: virtual drawn pairs added to every matchup
 BOOTSTRAP_SAMPLES = 1000
 CHUNK = 50  #: pairs per arena call (one block of deals)
 DEFAULT_PAIRS = 200  #: pairs per opponent
+#: The longest ``--time-budget`` taken (seconds): a week.
+MAX_TIME_BUDGET = 7 * 24 * 3600
 REFERENCE_FILE = Path(__file__).with_name("ladder_reference.json")
 
 
@@ -379,9 +381,11 @@ def add_arguments(parser) -> None:
     g.add_argument("--ladder", action="store_true",
                    help="rate AGENT_A on the ladder (give no AGENT_B); --pairs counts pairs "
                         f"per opponent (default {DEFAULT_PAIRS})")
-    g.add_argument("--time-budget", type=number(0, low_open=True), metavar="SECONDS",
+    g.add_argument("--time-budget", type=number(0, MAX_TIME_BUDGET, low_open=True),
+                   metavar="SECONDS",
                    help="with --ladder: stop each opponent's games when its share of the "
-                        "budget is spent (pair counts then depend on speed)")
+                        "budget is spent (pair counts then depend on speed; at most "
+                        f"{MAX_TIME_BUDGET:,} seconds, a week)")
     g.add_argument("--baselines", metavar="LIST",
                    help="with --ladder: comma-separated baselines to play (default: all of "
                         "the reference run, e.g. random,heuristic,ppo to leave out pimc-uniform)")

@@ -22,6 +22,8 @@ import dataclasses
 import time
 from pathlib import Path
 
+from widderkopf_env.agents.eval_cli import MAX_PAIRS
+from widderkopf_env.checks import MAX_WORKERS
 from widderkopf_env.cli import integer, number, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
@@ -35,10 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("runs/demo"),
                    help="run folder (an earlier run in it is deleted first; a folder holding "
                         "anything else is refused)")
-    p.add_argument("--pairs", type=integer(1), default=RECIPES["demo"].final_pairs,
-                   help="duplicate deal pairs per opponent of the final evaluation")
-    p.add_argument("--workers", type=integer(1), default=default_workers(),
-                   help="processes of the data stages and evaluations")
+    p.add_argument("--pairs", type=integer(1, MAX_PAIRS), default=RECIPES["demo"].final_pairs,
+                   help="duplicate deal pairs per opponent of the final evaluation (at most "
+                        f"{MAX_PAIRS:,})")
+    p.add_argument("--workers", type=integer(1, MAX_WORKERS), default=default_workers(),
+                   help=f"processes of the data stages and evaluations (at most {MAX_WORKERS})")
     p.add_argument("--minutes", type=number(0.0, MAX_MINUTES), default=None,
                    help=f"time budget the stages are planned for (0: the recipe's fixed "
                         f"sizes; default {RECIPES['demo'].minutes:g}, or the smallest run "
