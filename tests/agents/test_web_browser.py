@@ -76,8 +76,20 @@ return [...log.querySelectorAll("li")].map((li) => {
 """
 
 
-@pytest.mark.parametrize("opponent, hands", [("heuristic", 2), ("net", 1)])
+#: A user's own agent in a file (docs/bots.md, "Your own agent"): the lowest legal action.
+USER_AGENT = """
+class Lowest:
+    def act(self, view):
+        return min(view.legal_actions())
+"""
+
+
+@pytest.mark.parametrize("opponent, hands", [("heuristic", 2), ("net", 1), ("FILE", 1)])
 def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
+    label = opponent
+    if opponent == "FILE":  # played against a person's clicks, as any bot is
+        (tmp_path / "mybot.py").write_text(USER_AGENT)
+        opponent = f"{tmp_path / 'mybot.py'}:Lowest"
     record = MatchRecord(tmp_path / "matches.json")
     config = TableConfig(opponent=opponent, make_bot=lambda: load_agent(opponent), seat=1,
                          hands=hands, seed=7, record=record)
@@ -135,9 +147,9 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
         assert message.get_attribute("data-kind") == "refused"
         assert message.text.startswith("Not accepted: ")
         assert step(browser) == before
-        browser.save_screenshot(str(ARTIFACTS / f"{opponent}_table.png"))
+        browser.save_screenshot(str(ARTIFACTS / f"{label}_table.png"))
 
-        clicks, cards = play_match(browser, random.Random(opponent))
+        clicks, cards = play_match(browser, random.Random(label))
         assert clicks >= 8 * hands and cards >= 6 * hands  # most moves were cards clicked
         # the rules panel names this hand's trump order once trumps are named
         browser.find_element(By.ID, "rules-button").click()
@@ -157,7 +169,7 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
                     "from every session that recorded there") in over.text
             assert " Elo, 95% interval " in over.text
         else:
-            assert "Not rated (no ladder rating): net." in over.text
+            assert f"Not rated (no ladder rating): {opponent}." in over.text
         assert len(record.matches) == 1 and len(record.matches[0]["hands"]) >= hands
 
         # after each hand its replay and what the bot saw
@@ -168,7 +180,7 @@ def test_a_whole_match_in_chromium(browser, tmp_path, opponent, hands):
         # the hand's decisions counted from 1, in both panels
         assert bot_view.find_element(By.CSS_SELECTOR, ".counter").text.startswith(
             "before decision ")
-        browser.save_screenshot(str(ARTIFACTS / f"{opponent}_over.png"))
+        browser.save_screenshot(str(ARTIFACTS / f"{label}_over.png"))
 
         # the replay keeps its place when the view changes
         replay = browser.find_element(By.CSS_SELECTOR, ".review[open] [data-role=replay]")
