@@ -7,6 +7,9 @@ RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_TESTS := tests/rllib
 PYTEST_ARGS ?=
+# The suite and its pure-Python rerun on every core (pytest-xdist); a test file's tests stay
+# in one process, so a module's fixtures are made once. PARALLEL= runs them in one process.
+PARALLEL ?= -n auto --dist loadfile
 # The C sources (setup.py builds them into src/widderkopf_env/_speedups*.so and
 # src/widderkopf_env/agents/_solver*.so): a change to any of them reinstalls.
 C_SOURCES := $(wildcard src/widderkopf_env/*.[ch] src/widderkopf_env/agents/*.[ch])
@@ -58,8 +61,8 @@ browser:
 # docs/clients.md's blocks run in tests/clients/test_readme_clients.py).
 test: $(STAMP) $(RLLIB_STAMP) browser
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
-	WIDDERKOPF_PURE_PYTHON=1 $(VENV)/bin/python -m pytest $(PYTEST_ARGS) $(PURE_TESTS)
+	$(VENV)/bin/python -m pytest $(PARALLEL) $(PYTEST_ARGS) --ignore=$(RLLIB_TESTS)
+	WIDDERKOPF_PURE_PYTHON=1 $(VENV)/bin/python -m pytest $(PARALLEL) $(PYTEST_ARGS) $(PURE_TESTS)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS) --markdown-docs README.md docs \
 	    --ignore=docs/clients.md
 	$(RLLIB_VENV)/bin/python -m pytest $(PYTEST_ARGS) $(RLLIB_TESTS) tests/project/test_architecture.py
