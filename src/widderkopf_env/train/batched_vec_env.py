@@ -77,17 +77,18 @@ class BatchedPool(OpponentPool):
         return acts
 
 
-class NativeTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
-    """The training env for a run configuration ``cfg`` (see the module documentation)."""
+class BatchedTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
+    """What every batched training env adds to the SB3 VecEnv: its env time measured, the
+    rewards scaled by ``reward_scale``, each ended game's ``info["opponent"]``
+    (:meth:`ended_opponent`) and ``info["game_points"]`` for the seat named by
+    ``info[SEAT_KEY]``, and the escalation mask of the training controls."""
 
-    def __init__(self, cfg: dict, seed: int, steps: int = 0):
-        self.pool = None
-        if cfg["self_play"] or cfg["warmup_random"]:
-            self.pool = BatchedPool(opponent_mix(cfg, steps), cfg["n_envs"])
-        super().__init__(cfg["n_envs"], opponent=self.pool or cfg["opponent"], seat="random",
-                         reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
-        self.opponent_label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
-        self.seed(seed)
+    #: the info key naming the seat an ended game's result is for
+    SEAT_KEY = "seat"
+
+    def ended_opponent(self, i: int) -> str:
+        """The label of the opponent in game ``i``, whose episode just ended."""
+        raise NotImplementedError
 
     def reset(self):
         t = time.perf_counter()
@@ -100,9 +101,9 @@ class NativeTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
         obs, rewards, dones, infos = super().step_wait()
         for i in np.flatnonzero(dones):
             info = infos[i]
-            info["opponent"] = self.opponent_label if self.pool is None else self.pool.ended[i]
+            info["opponent"] = self.ended_opponent(i)
             scores = info.get("scores", (0, 0))  # absent after an illegal move
-            seat = info["seat"]
+            seat = info[self.SEAT_KEY]
             info["game_points"] = float(scores[seat] - scores[1 - seat])
         self.timed(t, self.num_envs)
         return obs, rewards * np.float32(self.reward_scale), dones, infos
@@ -110,13 +111,6 @@ class NativeTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
     def action_masks(self) -> np.ndarray:
         """The legal actions (:meth:`~.opponents.TrainingControls.escalation_masked`)."""
         return self.escalation_masked(super().action_masks())
-
-    def set_mix(self, mix: dict[str, float]) -> None:
-        if self.pool is None and mix != {self.opponent_label: 1.0}:
-            raise ValueError(f"--vec-env native plays only {self.opponent_label!r}; got the "
-                             f"mix {mix}")
-        if self.pool is not None:
-            self.pool.set_mix(mix)
 
     def env_timing(self) -> tuple[float, int]:
         """One sub-env's share, as each single env gives its own."""
@@ -127,3 +121,26 @@ class NativeTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
             n = len(list(self._get_indices(indices)))
             return [getattr(self, method_name)(*method_args, **method_kwargs)] * n
         return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+
+class NativeTrainingVecEnv(BatchedTrainingVecEnv):
+    """The training env for a run configuration ``cfg`` (see the module documentation)."""
+
+    def __init__(self, cfg: dict, seed: int, steps: int = 0):
+        self.pool = None
+        if cfg["self_play"] or cfg["warmup_random"]:
+            self.pool = BatchedPool(opponent_mix(cfg, steps), cfg["n_envs"])
+        super().__init__(cfg["n_envs"], opponent=self.pool or cfg["opponent"], seat="random",
+                         reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
+        self.opponent_label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
+        self.seed(seed)
+
+    def ended_opponent(self, i: int) -> str:
+        return self.opponent_label if self.pool is None else self.pool.ended[i]
+
+    def set_mix(self, mix: dict[str, float]) -> None:
+        if self.pool is None and mix != {self.opponent_label: 1.0}:
+            raise ValueError(f"--vec-env native plays only {self.opponent_label!r}; got the "
+                             f"mix {mix}")
+        if self.pool is not None:
+            self.pool.set_mix(mix)

@@ -22,20 +22,16 @@ they do not train.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
-from widderkopf_env.vector.sb3 import WidderkopfSB3VecEnv
-
-from .opponents import TrainingControls
+from .batched_vec_env import BatchedTrainingVecEnv
 
 #: The label of self-play episodes in the per-opponent statistics.
 SELF = "self"
 
 
-class SymmetricSelfPlayVecEnv(TrainingControls, WidderkopfSB3VecEnv):
+class SymmetricSelfPlayVecEnv(BatchedTrainingVecEnv):
     """The self-play training env of a run configuration ``cfg``: ``cfg["n_envs"]`` games
     of ``cfg["variant"]``, rewards scaled by ``cfg["reward_scale"]``.
 
@@ -55,44 +51,17 @@ class SymmetricSelfPlayVecEnv(TrainingControls, WidderkopfSB3VecEnv):
     def to_act(self) -> np.ndarray:
         return self.venv.game.current.astype(np.int64)
 
-    def reset(self):
-        t = time.perf_counter()
-        obs = super().reset()
-        self.timed(t)
-        return obs
+    SEAT_KEY = "player"  # the last mover's result
+
+    def ended_opponent(self, i: int) -> str:
+        return SELF
 
     def step_async(self, actions: np.ndarray) -> None:
         self.movers = self.to_act.copy()
         super().step_async(actions)
 
-    def step_wait(self):
-        t = time.perf_counter()
-        obs, rewards, dones, infos = super().step_wait()
-        for i in np.flatnonzero(dones):
-            info = infos[i]
-            info["opponent"] = SELF
-            scores = info.get("scores", (0, 0))  # absent after an illegal move
-            seat = info["player"]
-            info["game_points"] = float(scores[seat] - scores[1 - seat])
-        self.timed(t, self.num_envs)
-        return obs, rewards * np.float32(self.reward_scale), dones, infos
-
-    def action_masks(self) -> np.ndarray:
-        """The legal actions (:meth:`~.opponents.TrainingControls.escalation_masked`)."""
-        return self.escalation_masked(super().action_masks())
-
     def set_mix(self, mix: dict[str, float]) -> None:
         """Nothing to do: the opponent is always the learner itself."""
-
-    def env_timing(self) -> tuple[float, int]:
-        """One sub-env's share, as each single env gives its own."""
-        return self.env_seconds / self.num_envs, self.env_steps // self.num_envs
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name in TrainingControls.METHODS:
-            n = len(list(self._get_indices(indices)))
-            return [getattr(self, method_name)(*method_args, **method_kwargs)] * n
-        return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
 
 class SeatRolloutBuffer(MaskableRolloutBuffer):
