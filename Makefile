@@ -10,9 +10,9 @@ PYTEST_ARGS ?=
 # The suite and its pure-Python rerun on every core (pytest-xdist); a test file's tests stay
 # in one process, so a module's fixtures are made once. PARALLEL= runs them in one process.
 PARALLEL ?= -n auto --dist loadfile
-# The C sources (setup.py builds them into src/widderkopf_env/_speedups*.so and
-# src/widderkopf_env/agents/_solver*.so): a change to any of them reinstalls.
-C_SOURCES := $(wildcard src/widderkopf_env/*.[ch] src/widderkopf_env/agents/*.[ch])
+# The C sources, the folder setup.py builds into src/widderkopf_env/_core*.so and
+# src/widderkopf_env/agents/_solver*.so: a change to any of them reinstalls.
+C_SOURCES := $(wildcard csrc/*.[ch] csrc/solver/*.[ch])
 # The engine, env and vector tests, run a second time on the pure-Python fallback
 # (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.
 PURE_TESTS := tests/vector tests/core/test_engine_rules.py tests/core/test_engine_api.py \
@@ -95,5 +95,5 @@ dist: $(STAMP)
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
-	rm -f src/widderkopf_env/_speedups*.so src/widderkopf_env/_speedups*.pyd
+	rm -f src/widderkopf_env/_core*.so src/widderkopf_env/_core*.pyd
 	rm -f src/widderkopf_env/agents/_solver*.so src/widderkopf_env/agents/_solver*.pyd

@@ -1,18 +1,17 @@
 """Only the optional C accelerators are configured here; everything else is in pyproject.toml.
 
-``widderkopf_env._speedups`` is the compiled core: the rules and the observation encoder
-in C (``_core.h``), bound to the batched engine (``_batch.c``, its plumbing in
-``_bind.c``), the scalar ``Game`` (``_scalar.c``, ``_scalar_hand.c``, its slots in
-``_slots.h``), the scalar encoder (``_speedups.c``) and the seeded deals' shuffle
-(``_deal.c``). It is optional: without a C compiler the build goes on and
-widderkopf_env runs its Python and numpy code, which gives identical results (``widderkopf_env.game_encoder.ACCELERATED`` and
-``widderkopf_env.vector.engine.ACCELERATED`` say which one runs).
+``widderkopf_env._core`` is the compiled core, built from the folder
+``csrc/`` (its README says which file holds what). It is optional:
+without a C compiler the build goes on and widderkopf_env runs its Python and numpy code,
+which gives identical results (``widderkopf_env.compiled.CORE`` is None then).
 
-``widderkopf_env.agents._solver`` is the endgame solver's search in C (PIMC's inner
+``widderkopf_env.agents._solver`` (``csrc/solver/``) is the endgame solver's search in C (PIMC's inner
 loop), optional in the same way: without it ``widderkopf_env.agents.solver`` searches in
 Python, with identical results, more slowly (``solver.ACCELERATED``;
 ``python bench/solver.py`` measures both).
 """
+
+import glob
 
 from setuptools import Extension, setup
 
@@ -23,26 +22,28 @@ try:  # numpy's headers let _aec.c make arrays (pyproject's build requires numpy
 except ImportError:
     NUMPY = {}
 
+# The C sources are the folders themselves: every .c file in csrc/ makes _core, every
+# .c file in csrc/solver/ makes _solver (the Makefile and MANIFEST.in take the same folders).
+CORE_DIR = "csrc"
+
+
+def _files(folder: str, pattern: str) -> list[str]:
+    return sorted(glob.glob(f"{folder}/{pattern}"))
+
+
 setup(
     ext_modules=[
         Extension(
-            "widderkopf_env._speedups",
-            sources=["src/widderkopf_env/_speedups.c", "src/widderkopf_env/_batch.c",
-                     "src/widderkopf_env/_bind.c", "src/widderkopf_env/_scalar.c",
-                     "src/widderkopf_env/_scalar_hand.c", "src/widderkopf_env/_deal.c",
-                     "src/widderkopf_env/_pool.c", "src/widderkopf_env/_aec.c",
-                     "src/widderkopf_env/_aec_end.c", "src/widderkopf_env/_aec_start.c"],
-            depends=["src/widderkopf_env/_core.h", "src/widderkopf_env/_batch.h",
-                     "src/widderkopf_env/_slots.h", "src/widderkopf_env/_draw.h",
-                     "src/widderkopf_env/_aec.h"],
+            "widderkopf_env._core",
+            sources=_files(CORE_DIR, "*.c"),
+            depends=_files(CORE_DIR, "*.h"),
             optional=True,
             **NUMPY,
         ),
         Extension(
             "widderkopf_env.agents._solver",
-            sources=["src/widderkopf_env/agents/_solver.c"],
-            depends=["src/widderkopf_env/agents/_solver_search.h", "src/widderkopf_env/_core.h"],
-            include_dirs=["src/widderkopf_env"],
+            sources=_files(f"{CORE_DIR}/solver", "*.c"),
+            depends=_files(f"{CORE_DIR}/solver", "*.h") + [f"{CORE_DIR}/core.h"],
             optional=True,
         ),
     ]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import math
 
-from .accelerators import load_accelerator
 from .cards import FULL, HAND_SIZE, NUM_CARDS, PILES, card_name, parse_card
 from .checks import SEATS
+from .compiled import CORE
 
 
 def parse_deal(deal, variant=FULL) -> tuple[tuple[list[int], list[int], list[int]], ...]:
@@ -85,9 +85,7 @@ def _shuffled_deal_py(digest: bytes, cards, hand_size: int, piles: int):
                  for b in (0, h + 2 * p))
 
 
-_core = load_accelerator("widderkopf_env._speedups", lambda module: module.shuffled_deal,
-                         replaces="seeded deals")
-_shuffled_deal = _core.shuffled_deal if _core is not None else _shuffled_deal_py
+_shuffled_deal = CORE.shuffled_deal if CORE is not None else _shuffled_deal_py
 _DECK = tuple(range(NUM_CARDS))
 
 

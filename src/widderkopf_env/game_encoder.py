@@ -24,7 +24,6 @@ import struct
 
 import numpy as np
 
-from .accelerators import load_accelerator
 from .cards import (
     HAND_SIZE,
     NUM_ACTIONS,
@@ -33,8 +32,8 @@ from .cards import (
     TOTAL_POINTS,
     TRICKS,
     TRUMP_MASK,
-    core_tables,
 )
+from .compiled import CORE
 from .engine_types import Phase
 from .observation import (
     CARD_PIECES,
@@ -235,29 +234,9 @@ def encode_view_packed(view) -> tuple[np.ndarray, np.ndarray]:
 
 # --- the optional C accelerator ------------------------------------------------------------
 
-def _configure(module) -> None:
-    """Hand the compiled core the tables it reads: the observation layout and scales
-    (:mod:`~widderkopf_env.observation`) and the rule tables (:mod:`~widderkopf_env.cards`)."""
-    scales = (TOTAL_POINTS, TRICKS, HAND_SIZE, PILES, SCORE_SCALE, HANDS_LEFT_CAP)
-    module.configure(dict(OFFSETS), OBS_SIZE, NUM_ACTIONS, tuple(TRUMP_MASK), scales)
-    module.configure_rules(*core_tables())
-
-
-def _load_speedups():
-    """The compiled twin of :func:`_encode_py` and the batched engine's core
-    (``widderkopf_env/_speedups.c``, ``_batch.c``, ``_core.h``), or None when it was not
-    built (no C compiler at install) or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
-    value other than ``0``."""
-    return load_accelerator("widderkopf_env._speedups", replaces="encoder",
-                            configure=_configure)
-
-
-_speedups = _load_speedups()
-#: The compiled core (the ``widderkopf_env._speedups`` module, configured), or None: the
-#: batched engine and encoder (:mod:`widderkopf_env.vector`) step in C through it.
-CORE = _speedups
+_speedups = CORE
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
-ACCELERATED: bool = _speedups is not None
+ACCELERATED: bool = CORE is not None
 
 _F32 = np.dtype(np.float32)
 

@@ -1,14 +1,66 @@
-"""The JSON game file (:func:`encode_document`, :func:`decode_document`): ``Game.to_json``
-and ``Game.from_json`` are built on them; the schema is :data:`DOCUMENT_SCHEMA`. Every
-field is checked and bounded before anything is built from it."""
+"""A game as data: the JSON game file (:func:`encode_document`, :func:`decode_document`;
+the schema is :data:`DOCUMENT_SCHEMA`), and what ``Game.to_json``, ``Game.from_json``,
+``Game.replay`` and ``Game.state_dict`` do (:func:`to_json`, :func:`from_json`,
+:func:`replay`, :func:`state_dict`). Every field is checked and bounded before anything is
+built from it; a file's actions are replayed through the rules, so each must be legal."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from .cards import FULL, NUM_ACTIONS, VARIANTS, action_name
 from .checks import MAX_HANDS, MAX_SEED_BITS, show
 from .deals import deal_to_spec, parse_deal
+from .engine_types import STATE_FIELDS, IllegalActionError, Phase
+
+
+def to_json(game) -> str:
+    """``game``'s match as JSON: seed, set-up, the deal of every hand so far and all actions."""
+    return encode_document(game.seed, game.num_hands, game.first_dealer, game.initial_scores,
+                           game.deals, game.history, game.variant)
+
+
+def from_json(cls, text):
+    """A ``cls`` (a Game class) rebuilt from :func:`to_json`'s text by replaying its actions."""
+    doc = decode_document(text)
+    return replayed(cls, doc["seed"], doc["first_dealer"], doc["num_hands"],
+                    doc["initial_scores"], doc["deals"], doc["actions"], doc["variant"])
+
+
+def replay(game, length: int | None = None):
+    """A new game of ``game``'s class: its match replayed from its deals up to its first
+    ``length`` actions (all of them by default)."""
+    if None in game.deals:
+        raise ValueError("a world built by Game.from_view has no deals to replay")
+    g = replayed(type(game), game.seed, game.first_dealer, game.num_hands, game.initial_scores,
+                 game.deals, game.history[:length], game.variant)
+    g.deals[g.hand_no + (g.phase != Phase.OVER):] = []  # the deals of hands not started yet
+    return g
+
+
+def replayed(cls, seed, first_dealer, num_hands, scores, deals, actions, variant=FULL):
+    """A ``cls`` match dealt ``deals`` (later hands from ``seed``) after ``actions``; an
+    action that is not legal raises :class:`IllegalActionError` naming it and its index."""
+    g = cls._create(seed, first_dealer, num_hands, scores, list(deals[:1]), variant)
+    g.deals.extend(deals[1:])  # later hands are played with these deals
+    for k, action in enumerate(actions):
+        try:
+            g.apply(action)
+        except IllegalActionError as err:
+            raise IllegalActionError(f"action #{k} ({action_name(action)}) cannot be "
+                                     f"replayed: {err}", action, err.phase, err.legal) from None
+    return g
+
+
+def state_dict(game) -> dict:
+    """``game``'s full live state as plain data (for tests, debugging and golden files)."""
+    out = {f: getattr(game, f) for f in STATE_FIELDS if f not in ("_legal", "results", "variant")}
+    out["results"] = [asdict(r) for r in game.results]
+    out["deals"] = [deal_to_spec(d) for d in game.deals]
+    out["tricks"] = [list(t) for t in game.tricks]
+    out["initial_scores"] = list(game.initial_scores)
+    return json.loads(json.dumps(out))
 
 #: The JSON game file, field by field (``Game.to_json`` writes it, ``Game.from_json``
 #: checks every field and replays the actions).

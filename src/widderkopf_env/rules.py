@@ -7,10 +7,7 @@ A :class:`Game` is a whole match (one hand by default). Drive it with
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
-
-from .accelerators import load_accelerator
+from . import game_file
 from .cards import (
     BEATS,
     ESCALATE,
@@ -21,21 +18,19 @@ from .cards import (
     POINTS,
     SPITZER,
     TRUMP_ACTION,
-    action_name,
-    core_tables,
     get_variant,
     to_bits,
 )
 from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
+from .compiled import CORE
 from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
 from .engine_types import RESULT_FIELDS as _RESULT_FIELDS  # the C core's HandResult fill
 from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
-from .game_file import decode_document, encode_document
 from .game_slots import check_move
-from .view import HIDDEN, PlayerView
+from .view import PlayerView
 
 # Re-exported: the engine's public names for what deals.py defines.
-__all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "deal_to_spec",
+__all__ = ["SEATS", "Game", "HandResult", "IllegalActionError", "Phase", "PyGame", "deal_to_spec",
            "parse_deal", "parse_player", "seeded_deal", "seeded_dealer"]
 
 # The phases as plain ints, for speed on the hot paths (Phase is an IntEnum of them).
@@ -46,8 +41,9 @@ _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
 
 
-class Game:
-    """A Widderkopf match between players 0 and 1 (a single hand by default).
+class PyGame:
+    """A Widderkopf match between players 0 and 1 (a single hand by default), in Python:
+    the reference of the rules, which :class:`Game` runs in C where the core is built.
 
     Create one with :meth:`new` (a seeded random deal) or :meth:`from_deal`; then, while
     not :attr:`is_over`, let :attr:`current_player` pick one of :meth:`legal_actions` and
@@ -105,7 +101,7 @@ class Game:
         return g
 
     @classmethod
-    def from_view(cls, view: PlayerView, opponent_hand, face_down, opponent_discard=-1) -> Game:
+    def from_view(cls, view: PlayerView, opponent_hand, face_down, opponent_discard=-1):
         """The game of ``view``'s public position with these hidden cards: a world for search.
 
         ``opponent_hand``: the opponent's hand (card ids or a bit set, as many cards as the
@@ -115,50 +111,21 @@ class Game:
         view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of the
         hand as the real game would with those cards. Its history and deal are this hand's
         (from the view's public record and the hidden cards); seed 0, earlier deals None.
-        Wrong types raise ``TypeError`` naming the argument.
+        Wrong types raise ``TypeError`` naming the argument
+        (:func:`widderkopf_env.worlds.world_fields` builds the state).
         """
-        if not isinstance(view, PlayerView):
-            raise TypeError(f"view must be a PlayerView, got {type(view).__name__}")
-        hand, face_down, opponent_discard = view.check_hidden(opponent_hand, face_down,
-                                                              opponent_discard)
-        me, opp = view.player, view.opponent
-        g = cls.__new__(cls)
-        g.variant = view.variant
-        g.seed, g.num_hands, g.hand_no = 0, view.num_hands, view.hand_no
-        g.first_dealer = view.dealer ^ (view.hand_no & 1)
-        g.initial_scores, g.scores = tuple(view.scores), list(view.scores)
-        g.results = [view.last_result] if view.last_result is not None else []
-        deal = view.initial_deal(hand, face_down, opponent_discard)
-        g.deals = [None] * (view.hand_no - (view.phase == OVER)) + [deal]
-        g.history, g.hand_start = list(view.hand_history), 0
-        if HIDDEN in g.history:  # the opponent's discard, as the world has it
-            g.history[g.history.index(HIDDEN)] = opponent_discard
-        g.dealer, g.phase, g.current = view.dealer, view.phase, view.current
-        g.trump, g.chooser = view.trump, view.chooser
-        g.hand, g.upbits, g.covered, g.discard = [0, 0], [0, 0], [0, 0], [-1, -1]
-        g.hand[me], g.hand[opp] = view.hand, hand
-        g.upbits[me], g.upbits[opp] = view.my_up, view.opp_up
-        g.covered[me], g.covered[opp] = view.my_covered, view.opp_covered
-        g.discard[me], g.discard[opp] = view.my_discard, opponent_discard
-        g.up, g.down, g.lead_pile = [-1] * 10, [-1] * 10, -1
-        for p, piles in ((me, view.my_piles), (opp, view.opp_piles)):
-            for i, (top, _has_down) in enumerate(piles):
-                g.up[5 * p + i] = top
-        for pile, card in face_down.items():
-            g.down[pile] = card
-            if g.up[pile] < 0:  # the open trick's lead came off this pile (R14)
-                g.lead_pile = pile
-        g.won, g.trick_points, g.played = list(view.won), list(view.trick_points), list(view.played)
-        g.lead, g.leader, g.tricks = view.lead, view.leader, list(view.tricks)
-        g.level, g.cracker, g.recracker = view.level, view.cracker, view.recracker
-        g._legal = -1
-        return g
+        from .worlds import world_fields  # worlds.py builds on this module
+
+        return cls._from_fields(world_fields(view, opponent_hand, face_down, opponent_discard))
 
     def _start_hand(self) -> None:
         n = self.hand_no
         if n == len(self.deals):
             self.deals.append(seeded_variant_deal(self.seed, n, self.variant))
-        (_core_start or Game._start_hand_py)(self, self.deals[n])
+        self._begin_hand(self.deals[n])
+
+    def _begin_hand(self, deal) -> None:
+        self._start_hand_py(deal)
 
     def _start_hand_py(self, deal) -> None:
         """The hand's start from its deal in Python: the reference of the compiled core's."""
@@ -194,7 +161,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (cheap; ``copy.copy`` and ``copy.deepcopy`` give the same)."""
-        g = Game.__new__(Game)
+        g = type(self).__new__(type(self))
         for f in SCALAR_FIELDS:
             setattr(g, f, getattr(self, f))
         g.scores, g.results, g.deals = self.scores[:], self.results[:], self.deals[:]
@@ -205,6 +172,16 @@ class Game:
         return g
 
     __copy__ = clone
+
+    @classmethod
+    def _from_fields(cls, fields: dict):
+        """A game holding ``fields`` (every state field but ``_legal``), as
+        :func:`widderkopf_env.worlds.world_fields` gives them."""
+        g = cls.__new__(cls)
+        for name, value in fields.items():
+            setattr(g, name, value)
+        g._legal = -1
+        return g
 
     def __deepcopy__(self, memo) -> Game:
         return self.clone()  # everything clone() does not copy is immutable
@@ -225,7 +202,7 @@ class Game:
         """The legal actions as a 42-bit int (bit ``a`` set when action ``a`` is legal)."""
         m = self._legal
         if m < 0:
-            m = self._legal = _core_legal(self) if _core_legal else self._LEGAL[self.phase](self)
+            m = self._legal = self._LEGAL[self.phase](self)
         return m
 
     def legal_actions(self) -> list[int]:
@@ -298,9 +275,6 @@ class Game:
 
         Raises :class:`IllegalActionError` (a ``ValueError``) naming the action, the phase
         and the legal actions if the action is not legal now; the game is then unchanged.
-        Where the compiled core is loaded, the class holds the core's method instead
-        (``_scalar.c``: an int action in C, with the effect and errors of :meth:`_apply_py`,
-        the Python definition).
         """
         self._apply_py(action)
 
@@ -431,51 +405,30 @@ class Game:
     def to_json(self) -> str:
         """The match as JSON: seed, set-up, the deal of every hand so far and all actions
         (the format is :data:`widderkopf_env.game_file.DOCUMENT_SCHEMA`)."""
-        return encode_document(self.seed, self.num_hands, self.first_dealer,
-                               self.initial_scores, self.deals, self.history, self.variant)
+        return game_file.to_json(self)
 
     @classmethod
-    def from_json(cls, text) -> Game:
+    def from_json(cls, text):
         """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions).
 
         Every field is checked (:func:`widderkopf_env.game_file.decode_document`) and every
         action must be legal when replayed; anything else raises ``ValueError`` naming it.
         """
-        doc = decode_document(text)
-        return cls._replayed(doc["seed"], doc["first_dealer"], doc["num_hands"],
-                             doc["initial_scores"], doc["deals"], doc["actions"], doc["variant"])
+        return game_file.from_json(cls, text)
 
-    def replay(self, length: int | None = None) -> Game:
+    def replay(self, length: int | None = None):
         """A new game: this match replayed from its deals up to its first ``length``
         actions (all of them by default), e.g. to undo moves."""
-        if None in self.deals:
-            raise ValueError("a world built by Game.from_view has no deals to replay")
-        g = Game._replayed(self.seed, self.first_dealer, self.num_hands,
-                           self.initial_scores, self.deals, self.history[:length], self.variant)
-        del g.deals[g.hand_no + (g.phase != OVER):]  # the deals of hands not started yet
-        return g
+        return game_file.replay(self, length)
 
     @classmethod
     def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions, variant=FULL):
-        g = cls._create(seed, first_dealer, num_hands, scores, list(deals[:1]), variant)
-        g.deals.extend(deals[1:])  # later hands are played with these deals
-        for k, action in enumerate(actions):
-            try:
-                g.apply(action)
-            except IllegalActionError as err:
-                raise IllegalActionError(f"action #{k} ({action_name(action)}) cannot be "
-                                         f"replayed: {err}", action, err.phase, err.legal) from None
-        return g
+        return game_file.replayed(cls, seed, first_dealer, num_hands, scores, deals, actions,
+                                  variant)
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""
-        out = {f: getattr(self, f) for f in STATE_FIELDS
-               if f not in ("_legal", "results", "variant")}
-        out["results"] = [asdict(r) for r in self.results]
-        out["deals"] = [deal_to_spec(d) for d in self.deals]
-        out["tricks"] = [list(t) for t in self.tricks]
-        out["initial_scores"] = list(self.initial_scores)
-        return json.loads(json.dumps(out))
+        return game_file.state_dict(self)
 
     def __repr__(self) -> str:
         return (f"<Game hand {self.hand_no + (self.phase != OVER)}/{self.num_hands} "
@@ -487,14 +440,31 @@ class Game:
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
 
 
-# The compiled core's apply and legal set for Game (None: Game runs in Python).
-_core = load_accelerator("widderkopf_env._speedups", lambda m: (
-    m.configure_rules(*core_tables()),
-    m.configure_game(Game, HandResult, _RESULT_FIELDS)), replaces="Game.apply")
+class Game(PyGame):
+    """A Widderkopf match: :class:`PyGame`'s rules, run by the compiled core where it is
+    built (:mod:`widderkopf_env.compiled`); the same games, faster."""
+
+    __slots__ = ()
+
+    if CORE is not None:
+        def _begin_hand(self, deal) -> None:
+            CORE.game_start_hand(self, deal)
+
+        @property
+        def legal_mask(self) -> int:
+            m = self._legal
+            if m < 0:
+                m = self._legal = CORE.game_legal(self)
+            return m
+
+
+_core = CORE
+if _core is not None:
+    _core.configure_game(Game, HandResult, _RESULT_FIELDS)
 _core_apply, _core_legal, _core_start = (
     (_core.game_apply, _core.game_legal, _core.game_start_hand) if _core else (None,) * 3)
 #: Game's apply, legal_actions and is_over as defined in Python (the class holds the
 #: core's descriptors where it is loaded); bench/env.py times Game with these.
-PYTHON_METHODS = (Game.apply, Game.legal_actions, Game.is_over)
+PYTHON_METHODS = (PyGame.apply, PyGame.legal_actions, PyGame.is_over)
 if _core is not None:  # the hot methods as the core's own descriptors: no Python frame per call
     Game.apply, Game.legal_actions, Game.is_over = _core.game_methods()

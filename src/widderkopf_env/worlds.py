@@ -59,10 +59,55 @@ from __future__ import annotations
 
 import random
 
-from .cards import from_bits
+from .cards import PILES, from_bits
+from .engine_types import Phase
 from .rules import Game
+from .view import HIDDEN, PlayerView
 
-__all__ = ["HiddenInfo", "Resampler", "SamplerRandom", "hidden_info", "resample"]
+__all__ = ["HiddenInfo", "Resampler", "SamplerRandom", "hidden_info", "resample",
+           "world_fields"]
+
+
+def world_fields(view, opponent_hand, face_down, opponent_discard=-1) -> dict:
+    """The state of the world of ``view``'s public position with these hidden cards, as the
+    fields :meth:`Game.from_view <widderkopf_env.rules.Game.from_view>` builds a game from
+    (every state field of a Game; see that method for the arguments and their checks)."""
+    if not isinstance(view, PlayerView):
+        raise TypeError(f"view must be a PlayerView, got {type(view).__name__}")
+    hand, face_down, opponent_discard = view.check_hidden(opponent_hand, face_down,
+                                                          opponent_discard)
+    me, opp = view.player, view.opponent
+    over = view.phase == Phase.OVER
+    history = list(view.hand_history)
+    if HIDDEN in history:  # the opponent's discard, as the world has it
+        history[history.index(HIDDEN)] = opponent_discard
+    f = {"variant": view.variant, "seed": 0, "num_hands": view.num_hands,
+         "hand_no": view.hand_no, "first_dealer": view.dealer ^ (view.hand_no & 1),
+         "initial_scores": tuple(view.scores), "scores": list(view.scores),
+         "results": [view.last_result] if view.last_result is not None else [],
+         "deals": [None] * (view.hand_no - over)
+         + [view.initial_deal(hand, face_down, opponent_discard)],
+         "history": history, "hand_start": 0, "dealer": view.dealer, "phase": view.phase,
+         "current": view.current, "trump": view.trump, "chooser": view.chooser,
+         "won": list(view.won), "trick_points": list(view.trick_points),
+         "played": list(view.played), "lead": view.lead, "leader": view.leader,
+         "tricks": list(view.tricks), "level": view.level, "cracker": view.cracker,
+         "recracker": view.recracker}
+    pair = {"hand": (view.hand, hand), "upbits": (view.my_up, view.opp_up),
+            "covered": (view.my_covered, view.opp_covered),
+            "discard": (view.my_discard, opponent_discard)}
+    for name, (mine, theirs) in pair.items():
+        f[name] = [mine, theirs] if me == 0 else [theirs, mine]
+    up, down, lead_pile = [-1] * (2 * PILES), [-1] * (2 * PILES), -1
+    for p, piles in ((me, view.my_piles), (opp, view.opp_piles)):
+        for i, (top, _has_down) in enumerate(piles):
+            up[PILES * p + i] = top
+    for pile, card in face_down.items():
+        down[pile] = card
+        if up[pile] < 0:  # the open trick's lead came off this pile (R14)
+            lead_pile = pile
+    f.update(up=up, down=down, lead_pile=lead_pile)
+    return f
 
 
 class HiddenInfo:

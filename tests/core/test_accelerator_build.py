@@ -1,4 +1,4 @@
-"""The optional C accelerator of the observation encoder (src/widderkopf_env/_speedups.c):
+"""The optional C accelerator of the observation encoder (csrc/, built as widderkopf_env._core):
 built where a C compiler is, ordinary arrays out, clear exceptions on bad input, the
 pure-Python fallback (forced, or for a build that does not fit the layout). That it
 gives the reference's arrays is checked in test_encoders_agree.py."""
@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,16 @@ from widderkopf_env.observation import OBS_SIZE, OFFSETS
 
 needs_speedups = pytest.mark.skipif(not game_encoder.ACCELERATED,
                                     reason="the C accelerator is not built or is disabled")
+CSRC = Path(__file__).resolve().parents[2] / "csrc"
+
+
+def _reload():
+    """The core as compiled.py loads and configures it, loaded again."""
+    from widderkopf_env import compiled
+    from widderkopf_env.accelerators import load_accelerator
+
+    return load_accelerator("widderkopf_env._core", configure=compiled._configure,
+                            replaces="rules engine and encoder")
 
 
 @needs_speedups
@@ -35,7 +46,7 @@ def test_accelerator_arrays_are_ordinary_numpy_arrays():
 
 @needs_speedups
 def test_accelerator_rejects_bad_input_with_exceptions():
-    from widderkopf_env import _speedups
+    from widderkopf_env import _core as _speedups
 
     game = Game.new(seed=3)
     with pytest.raises(ValueError, match="player"):
@@ -80,22 +91,22 @@ def test_pure_python_mode_runs_the_env(tmp_path):
 
 @needs_speedups
 def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
-    from widderkopf_env import _speedups
+    from widderkopf_env import _core as _speedups
 
     def stale(*args):
         raise ValueError("configure: the layout does not match _speedups.c")
 
     monkeypatch.setattr(_speedups, "configure", stale)
-    with pytest.warns(RuntimeWarning, match="pure-Python encoder"):
-        assert game_encoder._load_speedups() is None
+    with pytest.warns(RuntimeWarning, match="pure-Python rules engine and encoder"):
+        assert _reload() is None
 
 
 @needs_speedups
 def test_accelerator_refuses_a_layout_it_was_not_written_for():
     """A layout change in PIECES without the matching change in _core.h's WK_PIECES (a
-    size, the order, the total) is refused (and _load_speedups then warns and falls
+    size, the order, the total) is refused (and the loader then warns and falls
     back), never run: the encoder's offsets are compile-time constants."""
-    from widderkopf_env import _speedups
+    from widderkopf_env import _core as _speedups
 
     resized = dict(OFFSETS)
     resized["phase"] = (OFFSETS["phase"][0], 6)
@@ -111,26 +122,26 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
         with pytest.raises(RuntimeError, match="configure"):
             _speedups.encode(Game.new(seed=1), 0, False)
     finally:
-        assert game_encoder._load_speedups() is _speedups  # configured right again
+        assert _reload() is _speedups  # configured right again
     obs, _ = game_encoder._encode_c(Game.new(seed=1), 0)
     np.testing.assert_array_equal(obs, game_encoder._encode_py(Game.new(seed=1), 0)[0])
 
 
 
-@pytest.mark.parametrize("source", ["_speedups.c", "_batch.c", "_scalar.c", "_deal.c", "_bind.c",
-                                    "_scalar_hand.c", "_pool.c", "_aec.c", "_aec.c+numpy",
-                                    "_aec_end.c", "_aec_start.c", "agents/_solver.c"])
+C_FILES = sorted(str(p.relative_to(CSRC)) for p in CSRC.rglob("*.c"))
+
+
+@pytest.mark.parametrize("source", C_FILES + [f"{name}+numpy" for name in C_FILES])
 def test_the_c_core_compiles_without_warnings(source, tmp_path):
     """The compiled core and the solver (which includes ``_core.h``) build clean under
     ``-Wall -Wextra -Werror`` (C99, optimised); ``_aec.c`` with numpy's headers (as
     setup.py builds it) and without them."""
     import sysconfig
-    from pathlib import Path
 
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no C compiler here")
-    root = Path(__file__).resolve().parents[2] / "src" / "widderkopf_env"
+    root = CSRC
     source, _, extra = source.partition("+")
     flags = [f"-I{np.get_include()}", "-DWK_NUMPY=1"] if extra else []
     proc = subprocess.run(
@@ -143,7 +154,7 @@ def test_the_c_core_compiles_without_warnings(source, tmp_path):
 
 @needs_speedups
 def test_the_batch_core_rejects_bad_arrays_with_exceptions():
-    from widderkopf_env import _speedups
+    from widderkopf_env import _core as _speedups
     from widderkopf_env.vector import DealSource, VecGame
 
     game = VecGame(4, DealSource(4, 0))

@@ -1,4 +1,4 @@
-"""The seeded deals (R6-R7): the compiled shuffle (``_deal.c``) against the Python
+"""The seeded deals (R6-R7): the compiled shuffle (``csrc/deal.c``) against the Python
 reference (``deals._shuffled_deal_py``), deal by deal, for many seeds, hands and every
 variant, and for digests at the edges of the 512-bit range."""
 
@@ -10,8 +10,9 @@ import pytest
 
 from widderkopf_env import deals
 from widderkopf_env.cards import FULL, HAND_SIZE, PILES, VARIANTS
+from widderkopf_env.compiled import CORE
 
-needs_core = pytest.mark.skipif(deals._core is None,
+needs_core = pytest.mark.skipif(CORE is None,
                                 reason="the compiled core is not built or is disabled")
 
 
@@ -40,7 +41,7 @@ def test_compiled_shuffle_equals_the_reference_on_any_digest(name):
     digests = [bytes(64), b"\xff" * 64, b"\x01" + bytes(63), bytes(63) + b"\x80",
                *(rng.randbytes(64) for _ in range(2000))]
     for digest in digests:
-        assert deals._core.shuffled_deal(digest, cards, h, p) == \
+        assert CORE.shuffled_deal(digest, cards, h, p) == \
             deals._shuffled_deal_py(digest, cards, h, p), digest.hex()
 
 
@@ -56,7 +57,7 @@ def test_a_deal_deals_every_card_of_the_deck_once():
 
 @needs_core
 def test_the_compiled_shuffle_refuses_bad_arguments():
-    shuffle = deals._core.shuffled_deal
+    shuffle = CORE.shuffled_deal
     with pytest.raises(ValueError, match="digest must be 64 bytes"):
         shuffle(bytes(32), list(range(36)), 8, 5)
     with pytest.raises(ValueError, match="cannot deal"):

@@ -134,14 +134,12 @@ def test_console_scripts_declared(wheel: BuiltWheel) -> None:
 
 # the optional C accelerators (setup.py): the path of each source in the repository, and
 # the path of its compiled module (without the platform suffix) in the wheel
-C_SOURCES = {"src/widderkopf_env/_speedups.c": "widderkopf_env/_speedups",
-             "src/widderkopf_env/agents/_solver.c": "widderkopf_env/agents/_solver"}
-# the other files the accelerators are compiled from (the sdist must hold them)
+C_SOURCES = {"csrc/module.c": "widderkopf_env/_core",
+             "csrc/solver/solver.c": "widderkopf_env/agents/_solver"}
+# the other files the accelerators are compiled from (the sdist must hold them): the
+# folder csrc/, whose every file setup.py builds from
 C_HEADERS_AND_PARTS = tuple(
-    f"src/widderkopf_env/{name}" for name in (
-        "agents/_solver_search.h", "_core.h", "_batch.c", "_scalar.c", "_deal.c", "_bind.c",
-        "_batch.h", "_scalar_hand.c", "_slots.h", "_draw.h", "_pool.c", "_aec.c",
-        "_aec_end.c", "_aec_start.c", "_aec.h"))
+    str(path.relative_to(ROOT)) for path in sorted((ROOT / "csrc").rglob("*.[ch]")))
 
 
 @pytest.mark.parametrize("source", sorted(C_SOURCES))
@@ -151,7 +149,7 @@ def test_wheel_has_the_c_accelerator_where_a_compiler_is(wheel: BuiltWheel, sour
     module = C_SOURCES[source]
     assert any(n.startswith(module + ".") and n.endswith((".so", ".pyd"))
                for n in wheel.names), f"the wheel lacks {module.replace('/', '.')}"
-    assert module + ".c" not in wheel.names
+    assert not any(n.endswith((".c", ".h")) for n in wheel.names)
 
 
 def test_license_is_in_both_archives(wheel: BuiltWheel) -> None:
@@ -228,7 +226,7 @@ def test_sdist_installs_and_plays_without_a_c_compiler(wheel: BuiltWheel, tmp_pa
     where, encoder, solver = check.stdout.split()
     assert where.startswith(str(fresh)), check.stdout + check.stderr
     assert encoder == solver == "False", check.stdout + check.stderr
-    assert not list(Path(where).parent.glob("_speedups*"))
+    assert not list(Path(where).parent.glob("_core*"))
     assert not list(Path(where).parent.glob("agents/_solver*"))
     play = subprocess.run(
         [bindir / "widderkopf-eval", "heuristic", "random", "--pairs", "1", "--workers", "1",

@@ -10,8 +10,8 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "_aec.h"
-#include "_slots.h"
+#include "aec.h"
+#include "slots.h"
 
 /* agent_iter(env, max_iter): the iterator of raw_env.agent_iter() (aec_env.py's
  * _OrderedIterable._iter_py is its reference): yields env.agent_selection while env.agents

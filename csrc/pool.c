@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "_batch.h"
+#include "batch.h"
 
 #ifdef _WIN32
 #include <windows.h>

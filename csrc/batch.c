@@ -9,11 +9,12 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "_batch.h"
-#include "_draw.h"
+#include "batch.h"
+#include "draw.h"
 
 /* the encoder's layout given (else RuntimeError), and this file's copy of _core.h's
  * byte tables filled (under the GIL, before the first encode) */
@@ -414,16 +415,76 @@ WK_ROW_WRITER static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop)
     }
 }
 
-static const char *const play_names[] = {
-    "obs_out", "mask_out", "final_out", "reward_out", "rewards_out", "terminated_out",
-    "hand_over_out", "mover_out", "need_out", "seeded", "hands", "shaped", "draws", "cards",
-    "ended_out"};
+/* vec_play's buffers, each given by keyword: the argument and the buffer it is read into */
+typedef struct {
+    PyObject *actions, *obs_out, *mask_out, *final_out, *reward_out, *rewards_out,
+        *terminated_out, *hand_over_out, *mover_out, *need_out, *seeded, *hands, *shaped,
+        *draws, *cards, *ended_out;
+} play_args;
+typedef struct {
+    Py_buffer actions, obs_out, mask_out, final_out, reward_out, rewards_out, terminated_out,
+        hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards, ended_out;
+} play_views;
 
-/* play(game, actions, obs_out, mask_out, final_out, reward_out, rewards_out, terminated_out,
- * hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards, ended_out, key,
- * shaping, hand_size, piles, num_hands, num_threads) -> (k, e), or -1 (nothing changed) when
- * an action is not legal or a game's arrays are out of range (the caller's numpy path then
- * says which).
+/* each buffer's dtype (-1: an observation, float32 or uint8), items per game (0: the
+ * variant's cards, in all) and whether vec_play writes it */
+typedef struct {
+    const char *name;
+    int kind, per, writable;
+    size_t arg, view;
+} play_spec;
+#define P(name, kind, per, writable) \
+    {#name, kind, per, writable, offsetof(play_args, name), offsetof(play_views, name)}
+static const play_spec PLAY_BUFFERS[] = {
+    P(actions, K_I64, 1, 0), P(obs_out, -1, 1, 1), P(mask_out, K_I8, WK_ACTIONS, 1),
+    P(final_out, -1, 1, 1), P(reward_out, K_F64, 1, 1), P(rewards_out, K_F64, 2, 1),
+    P(terminated_out, K_BOOL, 1, 1), P(hand_over_out, K_BOOL, 1, 1),
+    P(mover_out, K_I64, 1, 1), P(need_out, K_I64, 1, 1), P(seeded, K_BOOL, 1, 0),
+    P(hands, K_I64, 1, 1), P(shaped, K_I64, 1, 1), P(draws, K_U64, 1, 1),
+    P(cards, K_I64, 0, 0), P(ended_out, K_I64, 1, 1),
+};
+#undef P
+#define N_PLAY_BUFFERS ((int)(sizeof(PLAY_BUFFERS) / sizeof(PLAY_BUFFERS[0])))
+/* the table names every buffer of play_views */
+typedef char play_buffers_fit[sizeof(play_views) == N_PLAY_BUFFERS * sizeof(Py_buffer) ? 1 : -1];
+
+#define PLAY_VIEW(views, k) ((Py_buffer *)((char *)(views) + PLAY_BUFFERS[k].view))
+
+/* the first `got` buffers of PLAY_BUFFERS released */
+static void release_play(play_views *pv, int got) {
+    for (int k = 0; k < got; k++) PyBuffer_Release(PLAY_VIEW(pv, k));
+}
+
+/* every buffer of PLAY_BUFFERS from its argument (n games, the variant's `cards` cards);
+ * -1 with a ValueError (nothing held) when one does not fit */
+static int get_play_buffers(const play_args *pa, Py_ssize_t n, Py_ssize_t cards,
+                            play_views *pv, int *is_f32) {
+    int final_f32 = 0;
+    for (int k = 0; k < N_PLAY_BUFFERS; k++) {
+        const play_spec *s = &PLAY_BUFFERS[k];
+        PyObject *obj = *(PyObject *const *)((const char *)pa + s->arg);
+        Py_buffer *view = PLAY_VIEW(pv, k);
+        int err = s->kind < 0
+            ? get_obs(obj, n, view, s->view == offsetof(play_views, obs_out) ? is_f32 : &final_f32)
+            : wk_get_array(obj, s->name, s->kind, s->per ? n * s->per : cards, s->writable, view);
+        if (err) {
+            release_play(pv, k);
+            return -1;
+        }
+    }
+    if (*is_f32 != final_f32) {
+        release_play(pv, N_PLAY_BUFFERS);
+        PyErr_SetString(PyExc_ValueError, "obs_out and final_out must have one dtype");
+        return -1;
+    }
+    return 0;
+}
+
+/* play(game, *, actions, obs_out, mask_out, final_out, reward_out, rewards_out,
+ * terminated_out, hand_over_out, mover_out, need_out, seeded, hands, shaped, draws, cards,
+ * ended_out, key, shaping, hand_size, piles, num_hands, num_threads) -> (k, e), or -1
+ * (nothing changed) when an action is not legal or a game's arrays are out of range (the
+ * caller's numpy path then says which).
  * The self-play vector env's step (vector/env.py's _step_self; its numpy reference is
  * _step): every game's move, the mover's reward settled on the ledger (hands, shaped:
  * VecRewardLedger's arrays), every row written for the player to act; a game whose match
@@ -432,43 +493,40 @@ static const char *const play_names[] = {
  * the deal counters; cards: the variant's). A game of a seeded match (seeded) whose hand
  * ended is left to the caller: need_out[:k] lists those, their rows not written. The e
  * games whose match ended are ended_out[:e], in order, their last rows final_out[:e]. */
-static PyObject *vec_play(PyObject *self, PyObject *args) {
+static PyObject *vec_play(PyObject *self, PyObject *args, PyObject *kwds) {
     (void)self;
-    PyObject *game, *act_obj, *o[15];
+    static char *kwlist[] = {
+        "game", "actions", "obs_out", "mask_out", "final_out", "reward_out", "rewards_out",
+        "terminated_out", "hand_over_out", "mover_out", "need_out", "seeded", "hands",
+        "shaped", "draws", "cards", "ended_out", "key", "shaping", "hand_size", "piles",
+        "num_hands", "num_threads", NULL};
+    PyObject *game;
+    play_args a;
     unsigned long long key;
     int shaping, hand_size, piles;
     long long num_hands;
     long threads;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOKpiiLl", &game, &act_obj, &o[0], &o[1], &o[2],
-                          &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &o[14], &key, &shaping, &hand_size, &piles, &num_hands,
-                          &threads) || wk_check_threads(threads))
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwds, "O$OOOOOOOOOOOOOOOOKpiiLl", kwlist, &game, &a.actions, &a.obs_out,
+            &a.mask_out, &a.final_out, &a.reward_out, &a.rewards_out, &a.terminated_out,
+            &a.hand_over_out, &a.mover_out, &a.need_out, &a.seeded, &a.hands, &a.shaped,
+            &a.draws, &a.cards, &a.ended_out, &key, &shaping, &hand_size, &piles, &num_hands,
+            &threads)
+        || wk_check_threads(threads))
         return NULL;
     if (encoder_unready()) return NULL;
     bound_batch bb;
     if (wk_bind(game, &bb)) return NULL;
-    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0, nend = 0, cards = PyObject_Length(o[13]);
-    static const int kinds[] = {-1, K_I8, -1, K_F64, K_F64, K_BOOL, K_BOOL, K_I64, K_I64,
-                                K_BOOL, K_I64, K_I64, K_U64, K_I64, K_I64};
-    const Py_ssize_t per[] = {0, WK_ACTIONS, 0, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1};
-    Py_buffer v[16];
-    int got = 0, is_f32 = 0, final_f32 = 0, err = cards < 2 || cards > WK_CARDS || hand_size < 1
-        || piles < 0 || piles > WK_PILES || 2 * (hand_size + 2 * piles) != cards || num_hands < 1;
+    Py_ssize_t n = (Py_ssize_t)bb.b.n, count = 0, nend = 0, cards = PyObject_Length(a.cards);
+    play_views v;
+    int is_f32 = 0, err = cards < 2 || cards > WK_CARDS || hand_size < 1 || piles < 0
+        || piles > WK_PILES || 2 * (hand_size + 2 * piles) != cards || num_hands < 1;
     if (err) PyErr_SetString(PyExc_ValueError, "play: the variant's deal is out of range");
-    if (!err) err = wk_get_array(act_obj, "actions", K_I64, n, 0, &v[got]) || (got++, 0);
-    for (int a = 0; !err && a < 15; a++) {
-        if (a == 0 || a == 2) err = get_obs(o[a], n, &v[got], a == 0 ? &is_f32 : &final_f32);
-        else err = wk_get_array(o[a], play_names[a], kinds[a], a == 13 ? cards : n * per[a],
-                                a != 9 && a != 13, &v[got]);
-        if (!err) got++;
-    }
-    if (!err && is_f32 != final_f32) {
-        PyErr_SetString(PyExc_ValueError, "obs_out and final_out must have one dtype");
-        err = 1;
-    }
-    const int64_t *acts = err ? NULL : (const int64_t *)v[0].buf;
+    if (!err) err = get_play_buffers(&a, n, cards, &v, &is_f32);
+    int held = !err;
+    const int64_t *acts = err ? NULL : (const int64_t *)v.actions.buf;
     for (Py_ssize_t r = 0; !err && r < (Py_ssize_t)cards; r++) {
-        int64_t card = ((const int64_t *)v[14].buf)[r];
+        int64_t card = ((const int64_t *)v.cards.buf)[r];
         if (card < 0 || card >= WK_CARDS) {
             PyErr_SetString(PyExc_ValueError, "play: cards must be card ids 0..35");
             err = 1;
@@ -481,23 +539,26 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
     }
     int illegal = !err && first_bad_move(&bb.b, NULL, acts, n, (int)threads, scratch) >= 0;
     if (!err && !illegal) {
-        play_ctx j = {&bb.b, acts, (const int64_t *)v[14].buf,
-                      is_f32 ? (float *)v[1].buf : NULL, is_f32 ? (float *)v[3].buf : NULL,
-                      is_f32 ? NULL : (uint8_t *)v[1].buf, is_f32 ? NULL : (uint8_t *)v[3].buf,
-                      (uint8_t *)v[6].buf, (uint8_t *)v[7].buf, scratch,
-                      (const uint8_t *)v[10].buf, (int8_t *)v[2].buf, (double *)v[4].buf,
-                      (double *)v[5].buf, (int64_t *)v[8].buf, (int64_t *)v[11].buf,
-                      (int64_t *)v[12].buf, (uint64_t *)v[13].buf, (uint64_t)key, shaping,
+        play_ctx j = {&bb.b, acts, (const int64_t *)v.cards.buf,
+                      is_f32 ? (float *)v.obs_out.buf : NULL,
+                      is_f32 ? (float *)v.final_out.buf : NULL,
+                      is_f32 ? NULL : (uint8_t *)v.obs_out.buf,
+                      is_f32 ? NULL : (uint8_t *)v.final_out.buf,
+                      (uint8_t *)v.terminated_out.buf, (uint8_t *)v.hand_over_out.buf, scratch,
+                      (const uint8_t *)v.seeded.buf, (int8_t *)v.mask_out.buf,
+                      (double *)v.reward_out.buf, (double *)v.rewards_out.buf,
+                      (int64_t *)v.mover_out.buf, (int64_t *)v.hands.buf,
+                      (int64_t *)v.shaped.buf, (uint64_t *)v.draws.buf, (uint64_t)key, shaping,
                       (int)cards, hand_size, piles, (int64_t)num_hands};
         Py_BEGIN_ALLOW_THREADS
         wk_parallel_for((int)threads, n, play_slice, &j);
         Py_END_ALLOW_THREADS
-        int64_t *out = (int64_t *)v[9].buf, *ended = (int64_t *)v[15].buf;
+        int64_t *out = (int64_t *)v.need_out.buf, *ended = (int64_t *)v.ended_out.buf;
         /* the games to deal and the ended ones, in order; the ended games' last rows moved
          * up to rows 0..nend-1 */
         size_t row = (size_t)WK_OBS_SIZE * (is_f32 ? sizeof(float) : 1);
-        char *fin = (char *)v[3].buf;
-        const uint8_t *term = (const uint8_t *)v[6].buf;
+        char *fin = (char *)v.final_out.buf;
+        const uint8_t *term = (const uint8_t *)v.terminated_out.buf;
         for (Py_ssize_t r = 0; r < n; r++) {
             if (scratch[r]) out[count++] = r;
             if (!term[r]) continue;
@@ -506,7 +567,7 @@ static PyObject *vec_play(PyObject *self, PyObject *args) {
         }
     }
     PyMem_Free(scratch);
-    for (int a = 0; a < got; a++) PyBuffer_Release(&v[a]);
+    if (held) release_play(&v, N_PLAY_BUFFERS);
     wk_unbind(&bb);
     if (err) return NULL;
     if (illegal) return PyLong_FromLong(-1);
@@ -522,8 +583,9 @@ PyMethodDef wk_batch_methods[] = {
      "vec_start_hands(game, idx, hand, up, down): new hands from their deals"},
     {"vec_illegal", vec_illegal, METH_VARARGS,
      "vec_illegal(game, idx, actions, out) -> number of illegal actions"},
-    {"vec_play", vec_play, METH_VARARGS,
-     "vec_play(game, actions, obs_out, mask_out, final_out, ...) -> (to deal, ended), or -1"},
+    {"vec_play", (PyCFunction)(void (*)(void))vec_play, METH_VARARGS | METH_KEYWORDS,
+     "vec_play(game, *, actions, obs_out, mask_out, final_out, ...) -> (to deal, ended), "
+     "or -1"},
     {"vec_encode", vec_encode, METH_VARARGS,
      "vec_encode(game, idx, player, over, obs_out, mask_out, num_threads)"},
     {NULL, NULL, 0, NULL},

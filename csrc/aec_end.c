@@ -8,8 +8,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "_aec.h"
-#include "_slots.h"
+#include "aec.h"
+#include "slots.h"
 
 static PyObject *fields;  /* HandResult's field names */
 PyObject *wk_seats[2];

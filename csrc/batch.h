@@ -3,7 +3,7 @@
 #ifndef WIDDERKOPF_BATCH_H
 #define WIDDERKOPF_BATCH_H
 
-#include "_core.h"
+#include "core.h"
 
 #define WK_MAX_THREADS 64
 #define WK_N_FIELDS 46  /* the VecGame arrays bound (_bind.c's FIELDS) */

@@ -14,8 +14,8 @@
 #include <Python.h>
 #include <stdint.h>
 
-#include "_core.h"
-#include "_slots.h"
+#include "core.h"
+#include "slots.h"
 
 const wk_rules *wk_get_rules(void);
 
@@ -457,8 +457,11 @@ static PyObject *configure_game(PyObject *self, PyObject *args) {
         return NULL;
     Py_CLEAR(wk_game_type);
     for (int k = 0; k < N_SLOTS; k++) {
-        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, wk_slot_name[k]);
-        if ((wk_slot_offset[k] = wk_member_offset(descr)) < 0) {
+        PyObject *descr = PyObject_GetAttrString(type, wk_slot_name[k]);  /* inherited too */
+        PyErr_Clear();
+        wk_slot_offset[k] = wk_member_offset(descr);
+        Py_XDECREF(descr);
+        if (wk_slot_offset[k] < 0) {
             PyErr_Format(PyExc_ValueError, "configure_game: Game has no slot %s",
                          wk_slot_name[k]);
             return NULL;

@@ -17,9 +17,9 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "_core.h"
-#include "_slots.h"
-#include "_aec.h"
+#include "core.h"
+#include "slots.h"
+#include "aec.h"
 
 #ifdef WK_NUMPY
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_solver_search.h"
+#include "search.h"
 
 static int configured = 0;
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_core.h"
+#include "core.h"
 
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
@@ -221,7 +221,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "_speedups",
+    .m_name = "_core",
     .m_doc = "Optional C accelerator for widderkopf_env.game_encoder (see game_encoder.py).",
     .m_size = -1,
     .m_methods = methods,
@@ -230,7 +230,7 @@ static struct PyModuleDef module = {
 #define INTERN(var, text) \
     if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
 
-PyMODINIT_FUNC PyInit__speedups(void) {
+PyMODINIT_FUNC PyInit__core(void) {
     INTERN(s_hand, "hand"); INTERN(s_upbits, "upbits"); INTERN(s_covered, "covered");
     INTERN(s_discard, "discard"); INTERN(s_played, "played"); INTERN(s_won, "won");
     INTERN(s_current, "current"); INTERN(s_phase, "phase"); INTERN(s_trump, "trump");

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_batch.h"
+#include "batch.h"
 
 wk_rules wk_batch_rules;
 static int rules_ready = 0;

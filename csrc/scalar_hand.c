@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_core.h"
-#include "_slots.h"
+#include "core.h"
+#include "slots.h"
 
 const wk_rules *wk_get_rules(void);
 const wk_layout *wk_get_layout(void);
