@@ -137,13 +137,11 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
-from . import rules
 from .cards import NUM_ACTIONS
-from .checks import MAX_HANDS, SEATS, as_int, check_reset_seed, parse_player, show
-from .deals import seeded_dealer, seeded_variant_deal
-from .engine_types import RESULT_FIELDS, IllegalActionError
+from .checks import SEATS, as_int, check_reset_seed, parse_player, show
+from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
-from .game_encoder import CORE, compiled_form, encoder_for
+from .game_encoder import encoder_for
 from .observation import check_obs_dtype, observation_space
 from .render import RENDER_MODES, check_perspective
 from .rules import Game
@@ -172,22 +170,16 @@ class _SetByReset:
 class _OrderedIterable(AECIterable):
     """``agent_iter``: insists on a ``step()`` between two agents (as OrderEnforcing).
 
-    The iterator is the compiled core's (``_aec.c``) where it is loaded, else a generator
-    (cheaper per decision than a class with ``__next__``), :meth:`_iter_py`, its
-    reference; once it has stopped or raised, it is finished.
+    The iterator is a generator (cheaper per decision than a class with ``__next__``);
+    once it has stopped or raised, it is finished.
     """
 
     def __iter__(self):
-        if CORE_STEPS:
-            return CORE.agent_iter(self.env, self.max_iter)
-        return self._iter_py()
-
-    def _iter_py(self):
         env, left = self.env, self.max_iter
         while env.agents and left > 0:
-            if not env._has_updated:
+            if not env._stepped:
                 raise RuntimeError("call step() (or reset()) in each iteration of agent_iter()")
-            env._has_updated = False
+            env._stepped = False
             left -= 1
             yield env.agent_selection
 
@@ -197,6 +189,10 @@ class raw_env(AECEnv):
 
     The checks of PettingZoo's standard wrappers (order enforcing, out-of-bounds
     actions, illegal-action handling) are built in, so :func:`env` needs no wrapper.
+    The match is a :class:`~widderkopf_env.rules.Game` played through its public methods
+    (by :class:`~widderkopf_env.episode.Episode`); each observation and mask come from
+    one call of the encoder :func:`~widderkopf_env.game_encoder.encoder_for` gives; the
+    reward bookkeeping is PettingZoo's own (``_accumulate_rewards``, ``_was_dead_step``).
     """
 
     metadata = {"name": "widderkopf_v0", "render_modes": list(RENDER_MODES), "render_fps": 2,
@@ -215,28 +211,19 @@ class raw_env(AECEnv):
         self.illegal_action, self.illegal_reward = illegal_action, settings.illegal_reward
         self.render_mode = render_mode
         self.possible_agents = list(SEATS)
-        self._encode = encoder_for(obs_dtype)
         self.obs_dtype = check_obs_dtype(obs_dtype)
+        self._encode = encoder_for(self.obs_dtype)
         self.observation_spaces = {a: spaces.Dict({
             "observation": observation_space(self.obs_dtype),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         }) for a in SEATS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
         self.np_random, self.np_random_seed = None, None
-        # the compiled core's last(), step() and reset() run where these allow (else the
-        # Python ones)
-        self._c_obs = compiled_form(self.obs_dtype)
-        self._c_step = CORE_STEPS and not settings.reward_shaping
+        # last() inlines observe() for speed; a subclass with its own observe() gets it called
+        self._own_observe = type(self).observe is raw_env.observe
         self._episode: Episode | None = None
-        self._has_updated = False
+        self._stepped = False  # a step() (or reset()) since agent_iter() last yielded
         self._over = True  # until reset()
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        # last() inlines observe() for speed; a subclass with its own observe() gets the
-        # plain last() that calls it
-        if cls.observe is not raw_env.observe and cls.last is raw_env.last:
-            cls.last = AECEnv.last
 
     # set by reset(); read before it, each raises a clear AttributeError
     agents, rewards, _cumulative_rewards, terminations, truncations, infos, agent_selection = (
@@ -246,6 +233,15 @@ class raw_env(AECEnv):
         """An independent copy, as ``copy.deepcopy`` makes (a shallow copy would share the
         match being played with the original)."""
         return copy.deepcopy(self)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_encode"]  # the encoder of obs_dtype, made again on unpickling
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._encode = encoder_for(self.obs_dtype)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -277,10 +273,10 @@ class raw_env(AECEnv):
         self.terminations = {"player_0": False, "player_1": False}
         self.truncations = {"player_0": False, "player_1": False}
         self.infos = {"player_0": {}, "player_1": {}}
-        self.agent_selection = SEATS[game.current]
-        self._dirty = False
+        self.agent_selection = SEATS[game.current_player]
+        self._dirty = False  # rewards or infos left from a previous step
         self._over = False
-        self._has_updated = True
+        self._stepped = True
 
     def observe(self, agent):
         episode = self._episode
@@ -295,16 +291,20 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):
-        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to act."""
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        act; the observation is a new dict of new arrays (the caller may keep or change it)."""
         episode = self._episode
         if episode is None:
             raise RuntimeError("reset() must be called before last()")
         agent = self.agent_selection
         term, trunc = self.terminations[agent], self.truncations[agent]
-        obs = None
-        if observe:  # observe(agent), inlined: this runs at every decision
+        if not observe:
+            obs = None
+        elif self._own_observe:  # observe(agent), inlined: this runs at every decision
             obs, mask = self._encode(episode.game, _INDEX[agent], self._over or term or trunc)
             obs = {"observation": obs, "action_mask": mask}
+        else:
+            obs = self.observe(agent)
         return obs, self._cumulative_rewards[agent], term, trunc, self.infos[agent]
 
     def view(self, agent) -> PlayerView:
@@ -332,29 +332,17 @@ class raw_env(AECEnv):
         if result is ILLEGAL:
             self._illegal(agent, episode.illegal)
             return
-        self._moved(agent, x, result)
-
-    def _settled(self, agent: str) -> None:
-        """The rest of :meth:`step` once the compiled step has played ``agent``'s action and
-        that action ended a hand (the reference of ``_aec_end.c``'s ``wk_hand_end``, which
-        calls it for any env it does not handle itself)."""
-        self._moved(agent, *self._episode.settle())
-
-    def _moved(self, agent: str, x: float, result) -> None:
-        """:meth:`step` after ``agent``'s legal action: player_0's reward ``x`` for it and
-        the result of a hand it ended (or None)."""
-        episode = self._episode
-        self._has_updated = True
-        self._cumulative_rewards[agent] = 0.0
-        if self._dirty:  # rewards or infos left from a previous step
+        self._stepped = True
+        self._cumulative_rewards[agent] = 0.0  # reported by last(); the agent has acted
+        if self._dirty:
             self._clean(agent)
-        if result is not None:
-            self._pay(x)
+        if result is not None:  # the action ended a hand
             info = hand_info(result)
             self.infos = {"player_0": info, "player_1": info.copy()}
+            self._pay(x)
         elif x:
             self._pay(x)
-        current = episode.game.current
+        current = episode.game.current_player
         if current is not None:
             self.agent_selection = SEATS[current]
         else:  # the match is over
@@ -374,12 +362,11 @@ class raw_env(AECEnv):
         self._dirty = bool(infos["player_0"] or infos["player_1"])
 
     def _pay(self, x: float) -> None:
-        """player_0 gets ``x``, player_1 ``-x``."""
-        rewards, cum = self.rewards, self._cumulative_rewards
-        rewards["player_0"] += x
-        rewards["player_1"] -= x
-        cum["player_0"] += x
-        cum["player_1"] -= x
+        """player_0 gets ``x``, player_1 ``-x`` (the rewards were zero)."""
+        rewards = self.rewards
+        rewards["player_0"] = x
+        rewards["player_1"] = -x
+        self._accumulate_rewards()
         self._dirty = True
 
     def _illegal(self, agent: str, illegal: dict) -> None:
@@ -387,9 +374,10 @@ class raw_env(AECEnv):
                       "['illegal_action']); illegal_action='raise' raises instead", stacklevel=3)
         penalty = illegal["illegal_reward"]
         other = SEATS[1 - _INDEX[agent]]
-        self._has_updated = True
+        self._stepped = True
         self.rewards = {agent: penalty, other: 0.0}
-        self._cumulative_rewards[agent] = penalty
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
         self._dirty = True
         self.infos = {agent: {"illegal_action": True, "action": illegal["action"],
                               "legal_actions": illegal["legal_actions"],
@@ -409,7 +397,7 @@ class raw_env(AECEnv):
             raise IllegalActionError(
                 f"the episode is over: step(None) for each terminated agent, got {action!r}",
                 action)
-        self._has_updated = True
+        self._stepped = True
         self._was_dead_step(None)
 
     # --- rendering -------------------------------------------------------------------------
@@ -421,18 +409,6 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-# last(), step() and reset() as the compiled core's descriptors where it is loaded (their
-# Python definitions stay as _last_py, _step_py and _reset_py: the reference, and what the
-# core falls back on)
-raw_env._last_py, raw_env._step_py, raw_env._reset_py = raw_env.last, raw_env.step, raw_env.reset
-CORE_STEPS = (CORE is not None and hasattr(CORE, "configure_aec") and CORE.numpy_api()
-              and rules._core_apply is not None)
-if CORE_STEPS:
-    raw_env.last, raw_env.step, raw_env.reset = CORE.configure_aec(
-        raw_env, tuple(SEATS), RESULT_FIELDS,
-        (Episode, seeded_dealer, seeded_variant_deal, MAX_HANDS))
 
 
 def env(**kwargs) -> raw_env:

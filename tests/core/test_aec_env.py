@@ -263,7 +263,7 @@ def test_illegal_action_raises_names_the_legal_actions_and_changes_nothing():
     with pytest.raises(IllegalActionError, match=r"legal: 36 \(trump C\)") as err:
         e.step(0)
     assert isinstance(err.value, ValueError) and err.value.legal == [36, 37, 38, 39]
-    for bad in (42, -1, "QC", 3.0, None, True, np.float32(37)):
+    for bad in (42, -1, 2**70, "QC", 3.0, None, True, np.float32(37)):
         with pytest.raises(IllegalActionError):
             e.step(bad)
     assert e.game.state_dict() == before and e.agent_selection == "player_1"
@@ -379,8 +379,9 @@ def test_render_modes(capsys):
     assert "Widderkopf" in capsys.readouterr().out
 
 
-def test_pickle_and_deepcopy_keep_the_state():
-    e = env(num_hands=2)
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8])
+def test_pickle_and_deepcopy_keep_the_state(obs_dtype):
+    e = env(num_hands=2, obs_dtype=obs_dtype)
     e.reset(seed=9)
     rng = random.Random(9)
     for _ in range(12):
@@ -418,3 +419,4 @@ def test_a_subclass_observe_is_used_by_last():
 
 def env_observe(e, agent):
     return encode(e.game.view(agent))
+
