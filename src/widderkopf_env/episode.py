@@ -92,11 +92,7 @@ def new_game(rng: np.random.Generator, num_hands: int, options, seed: int | None
     ``reset(seed=s + i)``); without one, its seed is drawn from ``rng`` (which the env
     seeded from its last ``reset(seed)``). ``options`` may give ``deal`` (a deal spec),
     ``dealer`` and ``scores``. A bad option raises ``ValueError`` (or ``TypeError``) and
-    leaves ``rng`` as it was. ``variant``: the variant played (None: the full game).
-
-    With no seed and no options, the AEC env's compiled ``reset()`` (``_aec_start.c``)
-    builds this match in C, as ``Game._create`` does; ``tests/core/test_aec_core.py``
-    compares the two."""
+    leaves ``rng`` as it was. ``variant``: the variant played (None: the full game)."""
     if options is None:  # the common case: nothing can be wrong
         return Game.new(seed=_game_seed(rng, seed), num_hands=num_hands, variant=variant)
     state = rng.bit_generator.state
