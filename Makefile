@@ -17,7 +17,8 @@ C_SOURCES := $(wildcard csrc/*.[ch] csrc/solver/*.[ch])
 # (WIDDERKOPF_PURE_PYTHON=1), so that both implementations pass them.
 PURE_TESTS := tests/vector tests/core/test_engine_rules.py tests/core/test_engine_api.py \
 	tests/core/test_engine_properties.py tests/core/test_aec_env.py tests/core/test_gym_env.py \
-	tests/core/test_no_leak.py tests/core/test_seeding.py tests/core/test_variants.py \
+	tests/core/test_aec_protocol.py tests/core/test_no_leak.py tests/core/test_seeding.py \
+	tests/core/test_variants.py \
 	tests/core/test_seeded_deals.py tests/core/test_corrupted_slots.py
 
 .PHONY: venv .venv test test-loaded demo bench dist clean browser docs
