@@ -16,10 +16,13 @@ Each figure is the best of ``--repeats`` runs (the least disturbed by other proc
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import sys
 import time
 import types
+from pathlib import Path
 
 from bench_args import parse
 
@@ -56,29 +59,22 @@ def aec_us_per_decision(make, games: int, seed: int = 0) -> float:
     return elapsed / decisions * 1e6
 
 
-def pure_python(fn):
-    """``fn()`` with the envs it makes running in pure Python: the encoder and the
-    ``Game``'s apply and legal sets (as without the compiled core, or with
-    WIDDERKOPF_PURE_PYTHON=1)."""
-    from widderkopf_env import game_encoder, rules
-
-    names, methods = ("_core_apply", "_core_legal", "_core_start"), ("apply", "legal_actions",
-                                                                     "is_over")
-    saved = (game_encoder.encode_game, [getattr(rules, name) for name in names],
-             [rules.Game.__dict__[name] for name in methods])
-    game_encoder.encode_game = game_encoder._encode_py
-    for name in names:
-        setattr(rules, name, None)
-    for name, python in zip(methods, rules.PYTHON_METHODS, strict=True):
-        setattr(rules.Game, name, python)
-    try:
-        return fn()
-    finally:
-        game_encoder.encode_game = saved[0]
-        for name, value in zip(names, saved[1], strict=True):
-            setattr(rules, name, value)
-        for name, value in zip(methods, saved[2], strict=True):
-            setattr(rules.Game, name, value)
+def pure_python_us(games: int, repeats: int) -> float:
+    """The AEC figure on the pure-Python core: the same loop, best of ``repeats`` runs,
+    in a child process with ``WIDDERKOPF_PURE_PYTHON=1`` (as where no C compiler built
+    the core); nothing of the package is swapped in this process. The child checks that
+    the core is off there."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import env, widderkopf_env as w; "
+            "from widderkopf_env import game_encoder; "
+            "assert not game_encoder.ACCELERATED, 'the compiled core ran'; "
+            "print(env.best(lambda: env.aec_us_per_decision(w.env, int(sys.argv[2])), "
+            "int(sys.argv[3])))")
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent),
+                           str(games), str(repeats)], capture_output=True, text=True,
+                          env={**os.environ, "WIDDERKOPF_PURE_PYTHON": "1"}, check=False)
+    if done.returncode:
+        raise RuntimeError(f"the pure-Python run failed: {done.stderr.strip()}")
+    return float(done.stdout.split()[-1])
 
 
 def gym_steps_per_second(steps: int, made: bool, seed: int = 0) -> float:
@@ -151,8 +147,7 @@ def main(argv=None) -> None:
     ours = None
     for name, make in rows:
         if make == "pure":
-            us = best(lambda: pure_python(
-                lambda: aec_us_per_decision(widderkopf_env.env, args.games)), args.repeats)
+            us = pure_python_us(args.games, args.repeats)
         else:
             us = best(lambda make=make: aec_us_per_decision(make, args.games), args.repeats)
         ours = us if ours is None else ours
