@@ -1,9 +1,9 @@
-"""Draw the vector-env speed plot of docs/benchmarks.md:
+"""Draw the numpy vector engine's speed plot of docs/EXPERIMENTS.md:
 ``python scripts/make_bench_png.py`` -> docs/vector_speed.png (matplotlib: the ``[train]``
 extra).
 
-The figures are read from the page's own table (the "Vector environments" section), so the
-plot and the table cannot disagree: rerun this after updating the table.
+The figures are read from the page's own table (the section "Vector environments on the
+numpy engine"), so the plot and the table cannot disagree: rerun this after updating it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGE = DOCS / "benchmarks.md"
+PAGE = DOCS / "EXPERIMENTS.md"
 HEADER = "| env | N | wall us / decision | CPU us / decision |"
 
 
