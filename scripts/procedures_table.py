@@ -30,19 +30,19 @@ PACKAGE = "widderkopf_env"
 #: src/widderkopf_env/) | C home (a function defined in csrc/) | the test that ties them
 #: (tests/PATH.py::test_name).
 PROCEDURES = """
-R11 | the escalation right of one player | rules:PyGame._may_escalate | wk_may_escalate | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
+R11 | the escalation right of one player | rules:PyGame._may_escalate | wk_may_escalate | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
 R11 | both players' escalation rights, as observed | rules:PyGame.escalation_rights | wk_rights | tests/core/test_encoders_agree.py::test_fast_encoder_equals_the_reference_at_every_position
-R11 | an escalation raises the level, names the cracker and recracker | rules:PyGame._raise_level | wk_raise_level | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R11 | the due player escalates; the other answers at once if they may | rules:PyGame._escalate_due | wk_apply | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R11 | the answer: escalate or pass | rules:PyGame._apply_answer | wk_apply | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R13, R15 | the legal set of a card play (playable cards, following, escalate) | rules:PyGame._legal_play | wk_compute_legal | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R9 | trump naming | rules:PyGame._apply_trump | wk_apply | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R10 | the discard | rules:PyGame._apply_discard | wk_apply | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R13 | playing a card from the hand or a pile | rules:PyGame._apply_play | wk_play | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
-R14 | a pile's face-down card turned over after the trick | rules:PyGame._turn_over | wk_turn_over | tests/core/test_core_game.py::test_the_compiled_apply_equals_the_python_apply_at_every_decision
+R11 | an escalation raises the level, names the cracker and recracker | rules:PyGame._raise_level | wk_raise_level | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R11 | the due player escalates; the other answers at once if they may | rules:PyGame._escalate_due | wk_apply | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R11 | the answer: escalate or pass | rules:PyGame._apply_answer | wk_apply | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R13, R15 | the legal set of a card play (playable cards, following, escalate) | rules:PyGame._legal_play | wk_compute_legal | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R9 | trump naming | rules:PyGame._apply_trump | wk_apply | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R10 | the discard | rules:PyGame._apply_discard | wk_apply | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R13 | playing a card from the hand or a pile | rules:PyGame._apply_play | wk_play | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R14 | a pile's face-down card turned over after the trick | rules:PyGame._turn_over | wk_turn_over | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
 R16 | the trick winner | rules:PyGame._apply_play | wk_play | tests/vector/test_vector_engine.py::test_single_hands_equal_the_scalar_engine_at_every_decision
 R17-R19, R20 | the end of a hand: card points, Spitzer, winner, value, match score, match over | rules:PyGame._finish_hand | wk_finish_hand | tests/vector/test_vector_engine.py::test_matches_with_tie_break_hands_equal_the_scalar_engine
-R9, R12 | the start of a hand: dealer, chooser, piles, leader | rules:PyGame._start_hand_py | wk_start_hand | tests/core/test_core_game.py::test_the_compiled_start_of_a_hand_equals_the_python_one
+R9, R12 | the start of a hand: dealer, chooser, piles, leader | rules:PyGame._start_hand | wk_start_hand | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
 R6, R20 | a new match | rules:PyGame._create | wk_new_match | tests/vector/test_vector_env.py::test_matches_follow_game_new_with_tie_breaks
 rewards | player_0's reward for a move: the hand's value, the card-point shaping | episode:Episode.settle | settle | tests/vector/test_vector_env.py::test_self_play_equals_the_aec_env_step_by_step
 """

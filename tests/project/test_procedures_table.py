@@ -43,20 +43,23 @@ def test_the_list_covers_the_rules_procedures(table):
 
 
 def test_each_home_is_checked_and_a_stale_entry_is_named(table):
-    good = table.procedures()[0]
+    here = "tests/project/test_procedures_table.py::"
+    good = table.Procedure("R11", "good", "rules:PyGame.apply", "wk_apply",
+                           here + "test_a_malformed_line_is_named")
     stale = [good._replace(name="moved python", python="rules:PyGame._no_such_method"),
              good._replace(name="bad module", python="no_such_module:f"),
              good._replace(name="moved c", c="wk_no_such_function"),
              good._replace(name="a call is no definition", c="wk_encode_nowhere"),
-             good._replace(name="moved test", test=good.test + "_gone"),
+             good._replace(name="moved test", test=here + "test_gone"),
              good._replace(name="gone file", test="tests/core/test_gone.py::test_x")]
-    problems = table.stale_entries([good, *stale])
+    assert table.stale_entries([good]) == []
+    problems = table.stale_entries(stale)
     assert len(problems) == len(stale), problems
     for entry, problem in zip(stale, problems, strict=True):
         assert f"entry {entry.name!r}" in problem
     assert "PyGame has no attribute '_no_such_method'" in problems[0]
     assert "no C function 'wk_no_such_function' is defined in csrc/" in problems[2]
-    assert "defines no test function" in problems[4]
+    assert "defines no test function 'test_gone'" in problems[4]
     assert "does not exist" in problems[5]
 
 
