@@ -220,7 +220,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in SEATS}
         self.np_random, self.np_random_seed = None, None
         # last() inlines observe() for speed; a subclass with its own observe() gets it called
-        self._own_observe = type(self).observe is raw_env.observe
+        self._inline_observe = type(self).observe is raw_env.observe
         self._episode: Episode | None = None
         self._stepped = False  # a step() (or reset()) since agent_iter() last yielded
         self._over = True  # until reset()
@@ -300,7 +300,7 @@ class raw_env(AECEnv):
         term, trunc = self.terminations[agent], self.truncations[agent]
         if not observe:
             obs = None
-        elif self._own_observe:  # observe(agent), inlined: this runs at every decision
+        elif self._inline_observe:  # observe(agent), inlined: this runs at every decision
             obs, mask = self._encode(episode.game, _INDEX[agent], self._over or term or trunc)
             obs = {"observation": obs, "action_mask": mask}
         else:
