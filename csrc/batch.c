@@ -229,8 +229,10 @@ static PyObject *vec_illegal(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(bad);
 }
 
-/* obs_out: rows x OBS_SIZE, writable, float32 or uint8 (*is_f32 says which) */
-static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_f32) {
+/* an observation buffer (`name`): rows x OBS_SIZE, writable, float32 or uint8 (*is_f32
+ * says which) */
+static int get_obs(PyObject *obs_obj, const char *name, Py_ssize_t rows, Py_buffer *view,
+                   int *is_f32) {
     Py_buffer probe;
     *is_f32 = 0;
     if (PyObject_GetBuffer(obs_obj, &probe, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
@@ -239,8 +241,7 @@ static int get_obs(PyObject *obs_obj, Py_ssize_t rows, Py_buffer *view, int *is_
     } else {
         PyErr_Clear();
     }
-    return wk_get_array(obs_obj, "obs_out", *is_f32 ? K_F32 : K_U8, rows * WK_OBS_SIZE, 1,
-                     view);
+    return wk_get_array(obs_obj, name, *is_f32 ? K_F32 : K_U8, rows * WK_OBS_SIZE, 1, view);
 }
 
 WK_ROW_WRITER static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
@@ -276,7 +277,7 @@ static PyObject *vec_encode(PyObject *self, PyObject *args) {
         PyBuffer_Release(&pv);
     int is_f32 = 0;
     if (!err) {
-        err = get_obs(obs_obj, k, &xv, &is_f32);
+        err = get_obs(obs_obj, "obs_out", k, &xv, &is_f32);
         if (!err && (err = wk_get_array(mask_obj, "mask_out", K_I8, k * WK_ACTIONS, 1, &mv)) != 0)
             PyBuffer_Release(&xv);
         if (err) {
@@ -465,7 +466,8 @@ static int get_play_buffers(const play_args *pa, Py_ssize_t n, Py_ssize_t cards,
         PyObject *obj = *(PyObject *const *)((const char *)pa + s->arg);
         Py_buffer *view = PLAY_VIEW(pv, k);
         int err = s->kind < 0
-            ? get_obs(obj, n, view, s->view == offsetof(play_views, obs_out) ? is_f32 : &final_f32)
+            ? get_obs(obj, s->name, n, view, s->view == offsetof(play_views, obs_out) ? is_f32
+                                                                              : &final_f32)
             : wk_get_array(obj, s->name, s->kind, s->per ? n * s->per : cards, s->writable, view);
         if (err) {
             release_play(pv, k);

@@ -56,11 +56,14 @@ class FusedStep:
         reward, rewards = np.empty(n), np.empty((n, 2))
         terminated, hand_over = np.empty(n, bool), np.empty(n, bool)
         mover = np.empty(n, np.int64)
-        out = _core.vec_play(game, actions, obs, mask, self._final, reward, rewards,
-                             terminated, hand_over, mover, self._need, deals.seeded,
-                             ledger.hands, ledger.shaped, deals.draws, deals.cards,
-                             self._ended, deals.key, ledger.shaping, v.hand_size, v.piles,
-                             num_hands, game.num_threads)
+        out = _core.vec_play(
+            game, actions=actions, obs_out=obs, mask_out=mask, final_out=self._final,
+            reward_out=reward, rewards_out=rewards, terminated_out=terminated,
+            hand_over_out=hand_over, mover_out=mover, need_out=self._need,
+            seeded=deals.seeded, hands=ledger.hands, shaped=ledger.shaped, draws=deals.draws,
+            cards=deals.cards, ended_out=self._ended, key=deals.key, shaping=ledger.shaping,
+            hand_size=v.hand_size, piles=v.piles, num_hands=num_hands,
+            num_threads=game.num_threads)
         if out == -1:
             return None
         k, e = out
