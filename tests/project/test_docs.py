@@ -324,9 +324,8 @@ def test_a_code_first_page_opens_with_code_and_keeps_paragraphs_short(page):
     assert long_paragraphs(text) == [], f"{page}: paragraphs over 8 lines (at these lines)"
 
 
-#: Pages not yet held to short paragraphs: the experiments log, and two pages in work
-#: elsewhere (remove a page here once its long paragraphs are tables or lists).
-LONG_PROSE_ALLOWED = {"EXPERIMENTS.md", "benchmarks.md", "guarantees.md"}
+#: Pages not held to short paragraphs: the experiments log.
+LONG_PROSE_ALLOWED = {"EXPERIMENTS.md"}
 
 
 @pytest.mark.parametrize("page", sorted(p.relative_to(DOCS).as_posix()
