@@ -138,7 +138,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable
 
 from .cards import NUM_ACTIONS
-from .checks import SEATS, as_int, check_reset_seed, parse_player, show
+from .checks import SEATS, as_int, check_reset_seed, show
 from .engine_types import IllegalActionError
 from .episode import ILLEGAL, Episode, Settings, check_render_mode, hand_info, new_game
 from .game_encoder import encoder_for
@@ -309,9 +309,10 @@ class raw_env(AECEnv):
 
     def view(self, agent) -> PlayerView:
         """What ``agent`` may see now (for bots): a :class:`PlayerView`."""
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise RuntimeError("reset() must be called before view()")
-        return PlayerView.of(self.game, parse_player(agent))
+        return game.view(agent)
 
     def agent_iter(self, max_iter: int = 2**63):
         if self.game is None:

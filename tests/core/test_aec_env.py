@@ -94,7 +94,7 @@ def test_env_factory_is_unwrapped_and_described():
 def test_calls_before_reset_raise_clearly():
     e = env()
     for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.last(),
-                 lambda: e.render(), lambda: e.agent_iter()):
+                 lambda: e.render(), lambda: e.agent_iter(), lambda: e.view("player_0")):
         with pytest.raises(RuntimeError, match="reset"):
             call()
     for name in ("agents", "rewards", "infos", "agent_selection", "terminations"):
@@ -185,6 +185,7 @@ def test_observe_is_encode_of_the_view_and_masks_only_the_actor():
             np.testing.assert_array_equal(obs["observation"], encode(view))
             np.testing.assert_array_equal(obs["action_mask"], action_mask(view))
             assert obs["action_mask"].any() == (agent == actor)
+            assert e.view(agent) == view  # what a bot reads
         legal = np.flatnonzero(e.observe(actor)["action_mask"])
         e.step(int(rng.choice(legal)))
     with pytest.raises(ValueError, match="unknown agent"):
