@@ -3,7 +3,7 @@
 #ifndef WIDDERKOPF_DRAW_H
 #define WIDDERKOPF_DRAW_H
 
-#include "core.h"
+#include "state.h"
 
 /* The deal source's counter-based generator (vector/deals.py, its reference): deal d of
  * game i shuffles the variant's m cards by the splitmix64 sequence at
