@@ -1,8 +1,9 @@
-/* The batched engine's plumbing (the calls are in _batch.c): the rule tables and the
- * encoder's layout handed over from Python at import, a VecGame's arrays bound through the
- * buffer protocol (names, dtypes and shapes checked at every call, so arrays replaced by
- * the vector env's rollback are picked up). Declared in _batch.h; the threads a call's work
- * is split over are in _pool.c.
+/* The batched engine's plumbing (the calls are in batch.c and play.c): the rule tables
+ * and the encoder's layout handed over from Python at import, a VecGame's arrays bound
+ * through the buffer protocol (names, dtypes and shapes checked at every call, so arrays
+ * replaced by the vector env's rollback are picked up), the moves checked before a call
+ * changes anything. Declared in batch.h; the threads a call's work is split over are in
+ * pool.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -11,25 +12,25 @@
 #include <string.h>
 
 #include "batch.h"
+#include "names.h"
 
 wk_rules wk_batch_rules;
 static int rules_ready = 0;
 
-/* the tables for _scalar.c */
 const wk_rules *wk_get_rules(void) { return &wk_batch_rules; }
 wk_layout wk_obs_layout;
-int wk_layout_ready = 0;
+static int layout_ready = 0;
 
-/* the encoder's layout for _scalar.c (NULL until configure() gave the scales) */
-const wk_layout *wk_get_layout(void) { return wk_layout_ready ? &wk_obs_layout : NULL; }
+/* the encoder's layout (NULL until configure() gave the scales) */
+const wk_layout *wk_get_layout(void) { return layout_ready ? &wk_obs_layout : NULL; }
 
 /* ---- tables from Python ---------------------------------------------------------------- */
 
-/* the encoder's scales, from _speedups.configure once it has checked the layout against
- * _core.h's WK_PIECES (whose total, WK_OBS_SIZE, is the observation's size); without
+/* the encoder's scales, from module.c's configure once it has checked the layout against
+ * encode.h's WK_PIECES (whose total, WK_OBS_SIZE, is the observation's size); without
  * scales, no batch encoder */
 int wk_set_layout(PyObject *scales) {
-    wk_layout_ready = 0;
+    layout_ready = 0;
     if (scales == NULL || scales == Py_None) return 0;
     wk_layout *L = &wk_obs_layout;
     if (!PyArg_ParseTuple(scales, "dddddd", &L->total_points, &L->tricks, &L->hand_size,
@@ -39,7 +40,7 @@ int wk_set_layout(PyObject *scales) {
         PyErr_SetString(PyExc_ValueError, "configure: a hands-left cap below 1");
         return -1;
     }
-    wk_layout_ready = 1;
+    layout_ready = 1;
     return 0;
 }
 
@@ -185,7 +186,7 @@ static int bind_fresh(PyObject *game, bound_batch *bb) {
     bb->nviews = 0;
     bb->hold = NULL;
     if (!rules_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure_rules() was not called");
+        PyErr_SetString(PyExc_RuntimeError, "_core.configure_rules() was not called");
         return -1;
     }
     wk_batch *b = &bb->b;
@@ -243,7 +244,7 @@ static int bind_fresh(PyObject *game, bound_batch *bb) {
  * game._cbind: a later call whose game holds the very same objects reuses the pointers
  * instead of asking every array for its buffer again. Arrays replaced (the vector env's
  * rollback assigns copies) are other objects, so the game is bound afresh. */
-#define CACHE_NAME "widderkopf_env._batch.bound"
+#define CACHE_NAME "widderkopf_env._core.bound"
 typedef struct {
     bound_batch bb;
     PyObject *cv;
@@ -252,13 +253,13 @@ typedef struct {
 
 static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
 
+/* the names above, interned on the first bind (names.h) */
 static int intern_names(void) {
-    if (s_cbind != NULL) return 0;
+    static const wk_name names[] = {{&s_cvariant, "_cvariant"}, {&s_cbind, "_cbind"}};
+    if (s_cbind != NULL) return 0;  /* interned last: all are */
     for (int k = 0; k < N_FIELDS; k++)
-        if ((field_names[k] = PyUnicode_InternFromString(FIELDS[k].name)) == NULL) return -1;
-    if ((s_cvariant = PyUnicode_InternFromString("_cvariant")) == NULL) return -1;
-    s_cbind = PyUnicode_InternFromString("_cbind");
-    return s_cbind == NULL ? -1 : 0;
+        if (wk_intern(&field_names[k], FIELDS[k].name)) return -1;
+    return WK_INTERN_TABLE(names);
 }
 
 static void cache_clear(bind_cache *c) {
@@ -367,4 +368,46 @@ int wk_get_idx(PyObject *obj, const wk_batch *b, Py_buffer *view, Py_ssize_t *k)
         }
     }
     return 0;
+}
+
+/* an observation buffer (`name`): rows x OBS_SIZE, writable, float32 or uint8 (*is_f32
+ * says which) */
+int wk_get_obs(PyObject *obs_obj, const char *name, Py_ssize_t rows, Py_buffer *view,
+               int *is_f32) {
+    Py_buffer probe;
+    *is_f32 = 0;
+    if (PyObject_GetBuffer(obs_obj, &probe, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
+        *is_f32 = wk_format_is(probe.format, K_F32);
+        PyBuffer_Release(&probe);
+    } else {
+        PyErr_Clear();
+    }
+    return wk_get_array(obs_obj, name, *is_f32 ? K_F32 : K_U8, rows * WK_OBS_SIZE, 1, view);
+}
+
+typedef struct {
+    const wk_batch *b;
+    const int64_t *ix, *acts;
+    uint8_t *bad;
+} check_ctx;
+
+static void check_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
+    check_ctx *j = (check_ctx *)c;
+    for (Py_ssize_t r = start; r < stop; r++) {
+        int64_t i = j->ix ? j->ix[r] : r, a = j->acts[r];
+        j->bad[r] = (uint8_t)(!wk_state_ok(j->b, i) || !wk_is_legal(j->b, i, a));
+    }
+}
+
+/* the first of games ix (NULL: 0..k-1) whose move is not legal or whose state is out of
+ * range, checked on `threads` threads (bad: k bytes of scratch); -1 when there is none */
+Py_ssize_t wk_first_bad_move(const wk_batch *b, const int64_t *ix, const int64_t *acts,
+                             Py_ssize_t k, int threads, uint8_t *bad) {
+    if (k <= 0) return -1;
+    check_ctx c = {b, ix, acts, bad};
+    Py_BEGIN_ALLOW_THREADS
+    wk_parallel_for(threads, k, check_slice, &c);
+    Py_END_ALLOW_THREADS
+    const uint8_t *first = (const uint8_t *)memchr(bad, 1, (size_t)k);
+    return first == NULL ? -1 : first - bad;
 }
