@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "names.h"
 
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
@@ -227,18 +228,19 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
-#define INTERN(var, text) \
-    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+/* the attribute names encode() reads, interned at init (names.h) */
+static const wk_name names[] = {
+    {&s_hand, "hand"}, {&s_upbits, "upbits"}, {&s_covered, "covered"},
+    {&s_discard, "discard"}, {&s_played, "played"}, {&s_won, "won"},
+    {&s_current, "current"}, {&s_phase, "phase"}, {&s_trump, "trump"},
+    {&s_cracker, "cracker"}, {&s_level, "level"}, {&s_dealer, "dealer"},
+    {&s_chooser, "chooser"}, {&s_leader, "leader"}, {&s_lead, "lead"},
+    {&s_lead_pile, "lead_pile"}, {&s_num_hands, "num_hands"}, {&s_hand_no, "hand_no"},
+    {&s_trick_points, "trick_points"}, {&s_scores, "scores"}, {&s_tricks, "tricks"},
+    {&s_legal_mask, "legal_mask"}};
 
 PyMODINIT_FUNC PyInit__core(void) {
-    INTERN(s_hand, "hand"); INTERN(s_upbits, "upbits"); INTERN(s_covered, "covered");
-    INTERN(s_discard, "discard"); INTERN(s_played, "played"); INTERN(s_won, "won");
-    INTERN(s_current, "current"); INTERN(s_phase, "phase"); INTERN(s_trump, "trump");
-    INTERN(s_cracker, "cracker"); INTERN(s_level, "level"); INTERN(s_dealer, "dealer");
-    INTERN(s_chooser, "chooser"); INTERN(s_leader, "leader"); INTERN(s_lead, "lead");
-    INTERN(s_lead_pile, "lead_pile"); INTERN(s_num_hands, "num_hands");
-    INTERN(s_hand_no, "hand_no"); INTERN(s_trick_points, "trick_points");
-    INTERN(s_scores, "scores"); INTERN(s_tricks, "tricks"); INTERN(s_legal_mask, "legal_mask");
+    if (WK_INTERN_TABLE(names)) return NULL;
     if (wk_aec_init() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
