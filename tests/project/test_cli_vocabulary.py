@@ -53,9 +53,9 @@ def test_retired_names_are_only_deprecated_aliases():
 
 
 @pytest.mark.parametrize("script, argv, dest, value", [
-    ("widderkopf_env.train.config:build_parser", ["--n-epochs", "7"], "n_epochs", 7),
+    ("widderkopf_env.train.config:build_parser", ["--n-epochs", "7"], "epochs", 7),
     ("widderkopf_env.train.config:build_parser", ["--no-progress-bar"], "progress_bar", False),
-    ("widderkopf_env.train.config:build_parser", ["--eval-workers", "3"], "eval_workers", 3),
+    ("widderkopf_env.train.config:build_parser", ["--eval-workers", "3"], "workers", 3),
     ("widderkopf_env.train.exploit:build_parser", ["heuristic", "--steps", "9"], "total_steps", 9),
     ("widderkopf_env.agents.play_cli:build_parser", ["--hands", "4"], "hands", 4),
     ("widderkopf_env.train.rllib.cli:parser", ["--minibatch", "64"], "batch_size", 64),

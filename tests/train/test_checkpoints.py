@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from widderkopf_env.train import checkpoints, run_folder  # noqa: E402
+from widderkopf_env.train.config_file import save_config  # noqa: E402
 from widderkopf_env.train.ppo import main, parse_config, train_from_args  # noqa: E402
 
 STEPS = (100, 200, 300)
@@ -187,7 +188,7 @@ def make_run(tmp_path):
     """A run folder as left by a run whose checkpoints are all gone or damaged."""
     out = tmp_path / "run"
     out.mkdir()
-    checkpoints.save_config(out, parse_config(["--out", str(out), *TINY, "--total-steps", "128"]))
+    save_config(out, parse_config(["--out", str(out), *TINY, "--total-steps", "128"]))
     (out / "best_model.zip").write_bytes(b"the best model so far")
     (out / "checkpoints").mkdir()
     (out / "checkpoints" / "step_0000000064.state.npz").write_bytes(b"garbage")

@@ -184,7 +184,7 @@ def _damage(out, how: str) -> None:
     cfg_path = out / "config.json"
     cfg = json.loads(cfg_path.read_text())
     if how == "wrong type":
-        cfg["n_epochs"] = "four"
+        cfg["epochs"] = "four"
         cfg_path.write_text(json.dumps(cfg))
     elif how == "missing key":
         del cfg["net_arch"]

@@ -12,6 +12,7 @@ pytest.importorskip("matplotlib")
 
 from widderkopf_env.train import evaluation, exploit, recipe_run, run_folder  # noqa: E402
 from widderkopf_env.train.callbacks import TrainingRun  # noqa: E402
+from widderkopf_env.train.config import TrainConfig  # noqa: E402
 from widderkopf_env.train.ppo import parse_config, train  # noqa: E402
 
 RESULT = {"mean": 0.25, "ci95": [0.1, 0.4], "crack_rate": 0.3}
@@ -27,7 +28,7 @@ def test_an_evaluation_line_says_its_intervals_are_95_percent():
 
 def test_what_cracks_means_is_said_once_before_the_first_evaluation(tmp_path):
     lines = []
-    cfg = {"eval_every": 64, "checkpoint_every": 0, "self_play": False, "snapshot_every": 0}
+    cfg = TrainConfig(eval_every=64, checkpoint_every=0)
     run = TrainingRun(cfg, tmp_path, vec_env=None, log=lines.append)
     run.log_evaluation(64, 2, {"heuristic": RESULT})
     run.log_evaluation(128, 2, {"heuristic": RESULT}, "  (new best)")

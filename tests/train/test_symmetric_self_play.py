@@ -101,9 +101,9 @@ def test_settings_that_make_no_sense_together_are_refused(argv, message, capsys)
 
 def test_the_study_settings_are_its_defaults_unless_given():
     cfg = parse_config(["--self-play-symmetric", "--ent-coef", "0.2"])
-    assert (cfg["ent_coef"], cfg["clip_range"], cfg["crack_after"]) == (0.2, 0.05, 0)
+    assert (cfg.ent_coef, cfg.clip_range, cfg.crack_after) == (0.2, 0.05, 0)
     plain = parse_config([])
-    assert (plain["ent_coef"], plain["clip_range"]) == (0.01, 0.2)
+    assert (plain.ent_coef, plain.clip_range) == (0.01, 0.2)
 
 
 @pytest.mark.parametrize("algo", ["ppo", "mmd"])

@@ -25,10 +25,10 @@ TINY = ["--net-arch", "8", "--n-envs", "1", "--n-steps", "64", "--batch-size", "
 ])
 def test_evaluation_pairs_scale_with_the_run(steps, final_pairs, eval_pairs):
     cfg = parse_config(["--total-steps", str(steps), "--out", "/nonexistent/run"])
-    assert (cfg["final_eval_pairs"], cfg["eval_pairs"]) == (final_pairs, eval_pairs)
+    assert (cfg.final_eval_pairs, cfg.eval_pairs) == (final_pairs, eval_pairs)
     given = parse_config(["--total-steps", str(steps), "--out", "/nonexistent/run",
                           "--final-eval-pairs", "7", "--eval-pairs", "9"])
-    assert (given["final_eval_pairs"], given["eval_pairs"]) == (7, 9)
+    assert (given.final_eval_pairs, given.eval_pairs) == (7, 9)
 
 
 def test_the_final_model_that_is_the_best_is_evaluated_once_and_timed(tmp_path, monkeypatch):

@@ -76,7 +76,7 @@ def test_the_training_envs_deal_the_variant():
     for env in vec_env.envs:
         assert env.unwrapped.game.variant is VARIANTS["small"]
     full = parse_config(["--n-envs", "1", "--out", "/nonexistent-h31b"])
-    assert full["variant"] == "full"
+    assert full.variant == "full"
     env = make_vec_env(full, 0)
     env.reset()
     assert env.envs[0].unwrapped.game.variant is VARIANTS["full"]
@@ -94,11 +94,11 @@ def test_train_refuses_a_variant_it_cannot_play(argv, message, capsys, tmp_path)
 
 
 def test_a_config_saved_before_variants_reads_as_the_full_game():
-    import dataclasses
+    from widderkopf_env.train.config_file import to_json
 
-    saved = train_config.resolve(dataclasses.asdict(train_config.TrainConfig(out="runs/x")))
+    saved = to_json(train_config.resolve(train_config.TrainConfig(out="runs/x")))
     del saved["variant"]
-    assert train_config.check_saved(saved)["variant"] == "full"
+    assert train_config.check_saved(saved).variant == "full"
     with pytest.raises(ValueError, match=r"'variant' = 'huge': expected one of"):
         train_config.check_saved({**saved, "variant": "huge"})
 

@@ -32,19 +32,19 @@ def symmetric_defaults(args: dict, given: set) -> dict:
     return {**args, **{k: v for k, v in SYMMETRIC_DEFAULTS.items() if k not in given}}
 
 
-def check(cfg: dict) -> None:
+def check(cfg) -> None:
     """UsageError naming what is wrong with these settings together."""
-    if cfg["self_play_symmetric"] and cfg["self_play"]:
+    if cfg.self_play_symmetric and cfg.self_play:
         raise UsageError("--self-play-symmetric and --self-play exclude each other (one "
                          "policy on both seats, or against bots and snapshots)")
-    if cfg["self_play_symmetric"] and cfg["warmup_random"]:
+    if cfg.self_play_symmetric and cfg.warmup_random:
         raise UsageError("--warmup-random needs the random bot; --self-play-symmetric "
                          "plays no bot: give --warmup-random 0")
-    if cfg["exploitability_every"] and cfg["variant"] not in EXACT_VARIANTS:
+    if cfg.exploitability_every and cfg.variant not in EXACT_VARIANTS:
         raise UsageError(f"--exploitability-every: the exact exploitability is for the "
-                         f"variants {', '.join(EXACT_VARIANTS)}, not {cfg['variant']!r} "
+                         f"variants {', '.join(EXACT_VARIANTS)}, not {cfg.variant!r} "
                          f"(give --exploitability-every 0)")
-    if cfg["exploitability_every"]:
+    if cfg.exploitability_every:
         try:
             import pyspiel  # noqa: F401
         except ImportError:
@@ -52,15 +52,15 @@ def check(cfg: dict) -> None:
                              "'widderkopf-env[openspiel]'") from None
 
 
-def model_class(cfg: dict) -> tuple[type, dict]:
+def model_class(cfg) -> tuple[type, dict]:
     """The model class of the run ``cfg`` (MaskablePPO, or :class:`.mmd.MMD` for
     ``--algo mmd``) and its keyword arguments beyond PPO's (MMD's magnet; the per-seat
     rollout buffer of ``--self-play-symmetric``)."""
     from .mmd import algorithm
     from .selfplay import SeatRolloutBuffer
 
-    extra = {"magnet_coef": cfg["magnet_coef"], "magnet_every": cfg["magnet_every"]} \
-        if cfg["algo"] == "mmd" else {}
-    if cfg["self_play_symmetric"]:
+    extra = {"magnet_coef": cfg.magnet_coef, "magnet_every": cfg.magnet_every} \
+        if cfg.algo == "mmd" else {}
+    if cfg.self_play_symmetric:
         extra["rollout_buffer_class"] = SeatRolloutBuffer
-    return algorithm(cfg["algo"]), extra
+    return algorithm(cfg.algo), extra

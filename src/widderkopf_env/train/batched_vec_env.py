@@ -126,13 +126,13 @@ class BatchedTrainingVecEnv(TrainingControls, WidderkopfSB3VecEnv):
 class NativeTrainingVecEnv(BatchedTrainingVecEnv):
     """The training env for a run configuration ``cfg`` (see the module documentation)."""
 
-    def __init__(self, cfg: dict, seed: int, steps: int = 0):
+    def __init__(self, cfg, seed: int, steps: int = 0):
         self.pool = None
-        if cfg["self_play"] or cfg["warmup_random"]:
-            self.pool = BatchedPool(opponent_mix(cfg, steps), cfg["n_envs"])
-        super().__init__(cfg["n_envs"], opponent=self.pool or cfg["opponent"], seat="random",
-                         reward_shaping=cfg["reward_shaping"], variant=cfg["variant"])
-        self.opponent_label, self.reward_scale = cfg["opponent"], cfg["reward_scale"]
+        if cfg.self_play or cfg.warmup_random:
+            self.pool = BatchedPool(opponent_mix(cfg, steps), cfg.n_envs)
+        super().__init__(cfg.n_envs, opponent=self.pool or cfg.opponent, seat="random",
+                         reward_shaping=cfg.reward_shaping, variant=cfg.variant)
+        self.opponent_label, self.reward_scale = cfg.opponent, cfg.reward_scale
         self.seed(seed)
 
     def ended_opponent(self, i: int) -> str:

@@ -23,6 +23,7 @@ from stable_baselines3.common.callbacks import BaseCallback, ProgressBarCallback
 from widderkopf_env.atomic import is_temporary
 
 from . import checkpoints, run_folder
+from .config_file import to_json
 from .evaluation import LEGEND, describe, evaluate
 from .export import export_policy
 from .opponents import opponent_mix
@@ -31,14 +32,14 @@ from .opponents import opponent_mix
 class TrainingRun:
     """State and schedule of one training run (see the module documentation)."""
 
-    def __init__(self, cfg: dict, out: Path, vec_env, log=print, started: float | None = None):
+    def __init__(self, cfg, out: Path, vec_env, log=print, started: float | None = None):
         self.cfg, self.out, self.vec_env, self.log = cfg, out, vec_env, log
         self.pool: list[dict] = []  # {"steps": n, "weights": {...}}
         self.history: list[dict] = []
         self.best: dict | None = None  # {"steps", "mean", "ci95"} vs heuristic
-        self.next_eval = cfg["eval_every"] if cfg["eval_every"] > 0 else None
-        self.next_ckpt = cfg["checkpoint_every"] if cfg["checkpoint_every"] > 0 else None
-        self.next_snapshot = cfg["snapshot_every"] if cfg["self_play"] else None
+        self.next_eval = cfg.eval_every if cfg.eval_every > 0 else None
+        self.next_ckpt = cfg.checkpoint_every if cfg.checkpoint_every > 0 else None
+        self.next_snapshot = cfg.snapshot_every if cfg.self_play else None
         self.timers = defaultdict(float)  # accumulated over sessions (resume)
         self.mix = self.escalation = None
         self.best_weights: dict | None = None  # of a best model found in this session
@@ -59,16 +60,16 @@ class TrainingRun:
     def add_snapshot(self, model) -> None:
         weights = export_policy(model)
         self.pool.append({"steps": int(model.num_timesteps), "weights": weights})
-        if self.cfg["pool_size"] > 0:
-            del self.pool[:-self.cfg["pool_size"]]
-        self.vec_env.env_method("add_snapshot", weights, self.cfg["pool_size"])
+        if self.cfg.pool_size > 0:
+            del self.pool[:-self.cfg.pool_size]
+        self.vec_env.env_method("add_snapshot", weights, self.cfg.pool_size)
 
     # --- the hook ------------------------------------------------------------------------------
 
     def on_rollout_start(self, model) -> None:
         steps = int(model.num_timesteps)
         self.update_mix(steps)
-        escalation = steps >= self.cfg["crack_after"]
+        escalation = steps >= self.cfg.crack_after
         if escalation != self.escalation:
             self.vec_env.env_method("set_escalation", escalation)
             if self.escalation is not None:
@@ -76,13 +77,13 @@ class TrainingRun:
             self.escalation = escalation
         if self.next_snapshot is not None and steps >= self.next_snapshot and escalation:
             self.add_snapshot(model)
-            self.next_snapshot = steps + self.cfg["snapshot_every"]
+            self.next_snapshot = steps + self.cfg.snapshot_every
             self.log(f"[{steps}] self-play pool: {len(self.pool)} snapshot(s)")
         if self.next_eval is not None and steps >= self.next_eval:
             self.evaluate(model)
-            self.next_eval = steps + self.cfg["eval_every"]
+            self.next_eval = steps + self.cfg.eval_every
         if self.next_ckpt is not None and steps >= self.next_ckpt:
-            self.next_ckpt = steps + self.cfg["checkpoint_every"]
+            self.next_ckpt = steps + self.cfg.checkpoint_every
             self.checkpoint(model)
 
     def evaluate(self, model) -> dict:
@@ -95,8 +96,8 @@ class TrainingRun:
         t = time.perf_counter()
         cfg = self.cfg
         weights = export_policy(model)
-        res = evaluate(weights, cfg["eval_pairs"], cfg["eval_seed"], cfg["eval_workers"],
-                       variant=cfg["variant"])
+        res = evaluate(weights, cfg.eval_pairs, cfg.eval_seed, cfg.workers,
+                       variant=cfg.variant)
         entry = {"steps": steps, "seconds": round(self.wall_seconds(), 1), **res}
         self.history.append(entry)
         for opp, r in res.items():
@@ -116,7 +117,7 @@ class TrainingRun:
         run_folder.write_atomic(self.out / "eval_history.json",
                                 json.dumps(self.history, indent=1).encode())
         self.timers["eval"] += time.perf_counter() - t
-        self.log_evaluation(steps, cfg["eval_pairs"], res, mark)
+        self.log_evaluation(steps, cfg.eval_pairs, res, mark)
         return entry
 
     def log_evaluation(self, steps: int, pairs: int, res: dict, mark: str = "") -> None:
@@ -130,7 +131,7 @@ class TrainingRun:
         t = time.perf_counter()
         path = checkpoints.save(self.out / "checkpoints", model,
                                 self.state_dict(int(model.num_timesteps)),
-                                keep=self.cfg["keep_checkpoints"])
+                                keep=self.cfg.keep_checkpoints)
         self.timers["checkpoint"] += time.perf_counter() - t
         return path
 
@@ -149,7 +150,7 @@ class TrainingRun:
         timers = dict(self.timers)
         timers["env"] = timers.pop("env_before", 0.0) + self.env_timing()[0]
         return {
-            "version": 1, "steps": steps, "cfg": self.cfg, "pool": self.pool,
+            "version": 1, "steps": steps, "cfg": to_json(self.cfg), "pool": self.pool,
             "history": self.history, "best": self.best, "next_eval": self.next_eval,
             "next_ckpt": self.next_ckpt, "next_snapshot": self.next_snapshot,
             "timers": timers, "wall_seconds": self.wall_seconds(),
@@ -227,7 +228,7 @@ class RunCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        torch.set_num_threads(self.run.cfg["torch_threads"])  # for the gradient updates
+        torch.set_num_threads(self.run.cfg.torch_threads)  # for the gradient updates
         now = time.perf_counter()
         self.run.timers["rollout"] += now - self._t_rollout
         self._t_train = now

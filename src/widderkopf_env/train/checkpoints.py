@@ -235,16 +235,16 @@ def check_restart(out: Path, skipped: list[str], force: bool) -> None:
             "to start it again from step 0, or choose another --out")
 
 
-def resume_point(out: Path, cfg: dict, log=print) -> tuple[Path, dict] | None:
+def resume_point(out: Path, cfg, log=print) -> tuple[Path, dict] | None:
     """What ``--resume`` of the run in ``out`` starts from: the newest checkpoint that
-    verifies, or None (start afresh) if none does and ``cfg["force_restart"]`` is set or the
+    verifies, or None (start afresh) if none does and ``cfg.force_restart`` is set or the
     folder holds no output. Each skipped checkpoint is named on stderr, one line each.
     Raises :class:`NothingToResume` otherwise."""
     found, skipped = find_latest(out / "checkpoints")
     for line in skipped:
         print(f"--resume: {line}", file=sys.stderr)
     if found is None:
-        check_restart(out, skipped, bool(cfg.get("force_restart")))
+        check_restart(out, skipped, cfg.force_restart)
         log(f"--resume: no checkpoint in {out / 'checkpoints'} verifies; starting again "
             "from step 0")
     return found
@@ -276,13 +276,6 @@ def load_best(out: Path) -> dict | None:
         raise RunFolderError(f"--resume: {path} does not load as a model "
                              f"({type(err).__name__}: {err}); delete it and "
                              "best_model.json to resume without the best model so far") from None
-
-
-def save_config(out: Path, cfg: dict) -> None:
-    """Write the run's config.json atomically; ``force_restart`` is a one-time order and
-    is not kept (a later ``--resume`` must not inherit it)."""
-    cfg = {k: v for k, v in cfg.items() if k != "force_restart"}
-    run_folder.write_atomic(out / "config.json", (json.dumps(cfg, indent=1) + "\n").encode())
 
 
 class TrainingInterrupted(KeyboardInterrupt):

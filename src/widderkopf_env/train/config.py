@@ -1,10 +1,12 @@
 """The settings of ``widderkopf-train``, declared once.
 
 :class:`TrainConfig` holds every setting with its default and its meaning (one field
-each, as CleanRL's ``Args``); the argument parser (:func:`build_parser`), the checks of
-a saved ``config.json`` (:func:`check_saved`) and the defaults table of the docs
-(:func:`defaults_table`) are all built from it. A run's settings travel as the plain dict
-``asdict(TrainConfig)`` (see :func:`parse_config`); nothing here imports the trainer.
+each, as CleanRL's ``Args``; the field's name is its option's, ``--`` and dashes, but
+for ``--no-progress``); the argument parser (:func:`build_parser`), the checks of a saved
+``config.json`` (:func:`check_saved`, old keys through :mod:`.config_file`) and the docs
+table (:func:`defaults_table`) are all built from it. A run's settings travel as one frozen
+:class:`TrainConfig` object, its run-time defaults worked out (see :func:`parse_config`);
+the trainer reads its attributes. Nothing here imports the trainer.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from widderkopf_env.cli import (
     require_train_extra,
 )
 
-from .algorithms import ADDED, SYMMETRIC_HELP, symmetric_defaults
+from .algorithms import SYMMETRIC_HELP, symmetric_defaults
 from .algorithms import check as check_algorithms
+from .config_file import upgrade
 from .run_folder import RunFolderError
 
 SHARE, ABOVE0 = number(0, 1), number(0, low_open=True)
@@ -64,7 +67,7 @@ def _workers_default() -> int:
     return min(default_workers(), MAX_WORKERS)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainConfig:
     """Every setting of a ``widderkopf-train`` run (the keys of its config.json)."""
 
@@ -112,12 +115,11 @@ class TrainConfig:
                                   type=STEPS, metavar="STEPS", group="self-play")
     pool_size: int = setting(8, "snapshots kept (0: all)", type=integer(0, MAX_KEPT),
                              group="self-play")
-    p_heuristic: float = setting(0.5, "share of episodes against the heuristic bot",
-                                 type=SHARE, group="self-play", flag="--heuristic-share",
-                                 old="--p-heuristic")
-    p_random: float = setting(0.1, "share of episodes against the random bot (the rest: "
-                              "the pool)", type=SHARE, group="self-play",
-                              flag="--random-share", old="--p-random")
+    heuristic_share: float = setting(0.5, "share of episodes against the heuristic bot",
+                                     type=SHARE, group="self-play", old="--p-heuristic")
+    random_share: float = setting(0.1, "share of episodes against the random bot (the "
+                                  "rest: the pool)", type=SHARE, group="self-play",
+                                  old="--p-random")
     self_play_symmetric: bool = setting(False, "one policy plays both seats of every game "
                                         "and learns from both (the batched engine; no "
                                         "bots); " + SYMMETRIC_HELP, action="store_true",
@@ -139,11 +141,12 @@ class TrainConfig:
                                       f"{k} {v}" for k, v in NET_SIZES.items()) + ")",
                                   type=int_list, metavar="N,N,...", group="network and PPO",
                                   factory=lambda: [256, 256], shown="256,256")
-    policy: str = setting("canonical", "canonical: the MLP sees the cards in trump-relative "
-                          "order (src/widderkopf_env/train/torch_policy.py); mlp: SB3's "
-                          "plain MlpPolicy",
-                          choices=("canonical", "mlp"), group="network and PPO",
-                          flag="--policy-class", old="--policy")
+    policy_class: str = setting("canonical", "canonical: the MLP sees the cards in "
+                                "trump-relative order "
+                                "(src/widderkopf_env/train/torch_policy.py); mlp: SB3's "
+                                "plain MlpPolicy",
+                                choices=("canonical", "mlp"), group="network and PPO",
+                                old="--policy")
     activation: str = setting("relu", "activation of the hidden layers",
                               choices=("relu", "tanh"), group="network and PPO")
     init: str | None = setting(None, "warm start: the actor starts from this policy's "
@@ -161,8 +164,8 @@ class TrainConfig:
     batch_size: int = setting(1024, "minibatch size of the gradient updates (at most "
                               "n-steps x n-envs are used)", type=integer(2, MAX_ROLLOUT),
                               group="network and PPO")
-    n_epochs: int = setting(4, "passes over each rollout", type=integer(1, MAX_EPOCHS),
-                            group="network and PPO", flag="--epochs", old="--n-epochs")
+    epochs: int = setting(4, "passes over each rollout", type=integer(1, MAX_EPOCHS),
+                          group="network and PPO", old="--n-epochs")
     gamma: float = setting(1.0, "discount factor", type=SHARE, group="network and PPO")
     gae_lambda: float = setting(0.95, "bias/variance trade-off of the advantage estimate "
                                 "(GAE)", type=SHARE, group="network and PPO")
@@ -181,10 +184,10 @@ class TrainConfig:
                                      "periodic evaluations", type=integer(1, MAX_PAIRS),
                                      group="evaluation and checkpoints", run_control=True,
                                      shown="300, at most --final-eval-pairs")
-    eval_workers: int = setting(help="processes of the evaluations", type=integer(1, MAX_WORKERS),
-                                group="evaluation and checkpoints", run_control=True,
-                                factory=_workers_default, shown="the CPU cores",
-                                flag="--workers", old="--eval-workers")
+    workers: int = setting(help="processes of the evaluations", type=integer(1, MAX_WORKERS),
+                           group="evaluation and checkpoints", run_control=True,
+                           factory=_workers_default, shown="the CPU cores",
+                           old="--eval-workers")
     final_eval_pairs: int | None = setting(None, "pairs per opponent of the final "
                                            "evaluation of the final and (if another "
                                            "model) the best model", type=integer(1, MAX_PAIRS),
@@ -216,6 +219,12 @@ RUN_CONTROL = frozenset(f.name for f in fields(TrainConfig) if f.metadata["run_c
 
 
 _flag, _default = settings.option_name, settings.default_of
+
+
+def differences(a: TrainConfig, b: TrainConfig) -> list[str]:
+    """The settings other than :data:`RUN_CONTROL` in which ``a`` and ``b`` differ."""
+    return [f.name for f in fields(TrainConfig) if f.name not in RUN_CONTROL
+            and getattr(a, f.name) != getattr(b, f.name)]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -250,28 +259,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def resolve(cfg: dict) -> dict:
+def resolve(cfg: TrainConfig) -> TrainConfig:
     """``cfg`` with its run-time defaults worked out (see the fields' ``shown``)."""
-    cfg = dict(cfg)
-    if cfg["n_steps"] is None:
-        cfg["n_steps"] = max(32, ROLLOUT_STEPS // cfg["n_envs"])
-    if cfg["crack_after"] is None:
-        cfg["crack_after"] = 0 if cfg["init"] else 500_000
-    if cfg["final_eval_pairs"] is None:
-        cfg["final_eval_pairs"] = min(2000, max(100, cfg["total_steps"] // 1000))
-    if cfg["eval_pairs"] is None:
-        cfg["eval_pairs"] = min(300, cfg["final_eval_pairs"])
-    if cfg["eval_seed"] is None:
-        cfg["eval_seed"] = derive_seed(cfg["seed"], "eval")
-    if cfg["final_eval_seed"] is None:
-        cfg["final_eval_seed"] = derive_seed(cfg["seed"], "final-eval")
-    return cfg
+    worked: dict = {}
+    if cfg.n_steps is None:
+        worked["n_steps"] = max(32, ROLLOUT_STEPS // cfg.n_envs)
+    if cfg.crack_after is None:
+        worked["crack_after"] = 0 if cfg.init else 500_000
+    final_pairs = cfg.final_eval_pairs
+    if final_pairs is None:
+        final_pairs = worked["final_eval_pairs"] = min(2000, max(100, cfg.total_steps // 1000))
+    if cfg.eval_pairs is None:
+        worked["eval_pairs"] = min(300, final_pairs)
+    if cfg.eval_seed is None:
+        worked["eval_seed"] = derive_seed(cfg.seed, "eval")
+    if cfg.final_eval_seed is None:
+        worked["final_eval_seed"] = derive_seed(cfg.seed, "final-eval")
+    return dataclasses.replace(cfg, **worked) if worked else cfg
 
 
-def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> dict:
-    """The run's settings (``asdict(TrainConfig)``, defaults worked out); with --resume,
-    merged into the run's saved config.json (checked by :func:`check_saved`; a bad one
-    raises :class:`RunFolderError`).
+def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> TrainConfig:
+    """The run's settings (defaults worked out); with --resume, merged into the run's
+    saved config.json (read by :func:`.config_file.read_saved`; a bad one raises
+    :class:`RunFolderError`).
 
     Every check of the settings happens here, before anything is written: a bad value
     exits with a usage error (status 2, via ``parser.error``), and so does a missing
@@ -285,7 +295,7 @@ def parse_config(argv=None, parser: argparse.ArgumentParser | None = None) -> di
         parser.error(str(err))
 
 
-def config_of(settings: TrainConfig) -> dict:
+def config_of(settings: TrainConfig) -> TrainConfig:
     """The run's settings from a :class:`TrainConfig` object, as :func:`parse_config`
     makes them from a command line (the fields that differ from their defaults count as
     given); for a caller that runs PPO as one of its stages (the recipe)."""
@@ -293,7 +303,7 @@ def config_of(settings: TrainConfig) -> dict:
     return _configure(dataclasses.asdict(settings), given)
 
 
-def _config(parser: argparse.ArgumentParser, argv) -> dict:
+def _config(parser: argparse.ArgumentParser, argv) -> TrainConfig:
     args = vars(parser.parse_args(argv))
     net_size = args.pop("net_size")
     if net_size is not None:
@@ -304,29 +314,30 @@ def _config(parser: argparse.ArgumentParser, argv) -> dict:
     return _configure(args, given)
 
 
-def _configure(args: dict, given: set) -> dict:
+def _configure(args: dict, given: set) -> TrainConfig:
     """Resolve, merge into the saved run on --resume, and check the settings ``args``
     (``given``: the settings the caller named)."""
     args["out"] = str(args["out"])
     if args.get("init") is not None and not args.get("resume") and "net_arch" not in given:
         args["net_arch"] = _init_arch(args["init"])  # a warm start's network, unless set
     args = symmetric_defaults(args, given)
-    cfg = resolve(dataclasses.asdict(TrainConfig(**args)))
-    _check_out(Path(cfg["out"]))
-    if cfg["resume"]:
+    cfg = resolve(TrainConfig(**args))
+    _check_out(Path(cfg.out))
+    if cfg.resume:
         given = given | {"resume"}
-        old = read_saved(Path(cfg["out"]))
-        if runs_code(old["opponent"]) and cfg["opponent"] != old["opponent"]:
+        old = read_saved(Path(cfg.out))
+        if runs_code(old.opponent) and cfg.opponent != old.opponent:
             raise RunFolderError(
-                f"--resume: config.json names the 'opponent' {old['opponent']!r}, which runs "
+                f"--resume: config.json names the 'opponent' {old.opponent!r}, which runs "
                 "code stored in it when loaded; give --opponent with it again to confirm")
-        ignored = sorted(k for k in given - RUN_CONTROL if cfg[k] != old.get(k))
+        ignored = sorted(set(differences(cfg, old)) & given)
         if ignored:
             print(f"--resume: keeping the run's own settings; ignoring {ignored}",
                   file=sys.stderr)
-        cfg = resolve({**old, **{k: cfg[k] for k in RUN_CONTROL & given}, "resume": True})
-    if cfg["init"] is not None and not cfg["resume"]:
-        cfg["init"] = str(_init_file(cfg["init"], cfg))
+        cfg = resolve(dataclasses.replace(
+            old, **{**{k: getattr(cfg, k) for k in RUN_CONTROL & given}, "resume": True}))
+    if cfg.init is not None and not cfg.resume:
+        cfg = dataclasses.replace(cfg, init=str(_init_file(cfg.init, cfg)))
     check(cfg)
     require_train_extra("training")  # last: importing torch takes seconds
     return cfg
@@ -346,26 +357,26 @@ def check_rollout(n_steps: int | None, n_envs: int, names=("n_steps", "n_envs"))
                          f"arrays are allocated at once), got {n_steps:,} x {n_envs}")
 
 
-def check(cfg: dict) -> None:
+def check(cfg: TrainConfig) -> None:
     """The checks that need several settings; UsageError saying what is wrong."""
     try:
-        check_rollout(cfg["n_steps"], cfg["n_envs"], ("--n-steps", "--n-envs"))
+        check_rollout(cfg.n_steps, cfg.n_envs, ("--n-steps", "--n-envs"))
     except ValueError as err:
         raise UsageError(str(err)) from None
-    if cfg["vec_env"] == "subproc" and cfg["n_envs"] > MAX_WORKERS:
+    if cfg.vec_env == "subproc" and cfg.n_envs > MAX_WORKERS:
         raise UsageError(f"--vec-env subproc runs one process per env: --n-envs must be at "
-                         f"most {MAX_WORKERS} with it, got {cfg['n_envs']} (--vec-env dummy "
+                         f"most {MAX_WORKERS} with it, got {cfg.n_envs} (--vec-env dummy "
                          "or native step more envs in this process)")
     check_algorithms(cfg)
-    if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] > 1:
+    if cfg.self_play and cfg.heuristic_share + cfg.random_share > 1:
         raise UsageError("--heuristic-share + --random-share must be at most 1")
-    if cfg["self_play"] and cfg["p_heuristic"] + cfg["p_random"] <= 0:
+    if cfg.self_play and cfg.heuristic_share + cfg.random_share <= 0:
         raise UsageError("--heuristic-share + --random-share must be above 0: the pool has no "
                          "snapshot before step --snapshot-every, and until then the bots "
                          "play every episode")
 
 
-def read_saved(out: Path) -> dict:
+def read_saved(out: Path) -> TrainConfig:
     """The settings in ``out``/config.json, checked: UsageError if there is none (no run
     to resume), :class:`RunFolderError` if it is damaged."""
     saved = out / "config.json"
@@ -387,23 +398,22 @@ NULLABLE = {"init"}  # settings that stay None once resolved
 _TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
 
 
-def check_saved(data) -> dict:
-    """``data`` (a parsed config.json) as a settings dict; ValueError naming the first key
-    that is missing, unknown, of the wrong type or out of range."""
+def check_saved(data) -> TrainConfig:
+    """``data`` (a parsed config.json) as settings; ValueError naming the first key that
+    is missing, unknown, of the wrong type or out of range."""
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     known = {f.name: f for f in fields(TrainConfig)}
-    # force_restart: a one-time order, never saved; variant and ADDED: absent from older runs
-    data = {"force_restart": False, "variant": "full", **ADDED, **data}
+    data = upgrade(data)
     unknown = sorted(set(data) - set(known))
     missing = sorted(set(known) - set(data))
     if unknown or missing:
         raise ValueError(f"keys missing {missing}, unknown {unknown}")
-    cfg = {}
+    values = {}
     for name, f in known.items():
         value, kind = data[name], f.type.replace(" | None", "")
         if value is None and name in NULLABLE:
-            cfg[name] = None
+            values[name] = None
             continue
         if kind == "list[int]":
             ok = isinstance(value, list) and all(type(v) is int for v in value)
@@ -424,8 +434,8 @@ def check_saved(data) -> dict:
                 convert(repr(value))
         except (ValueError, OSError, argparse.ArgumentTypeError) as err:
             raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
-        cfg[name] = value
-    return cfg
+        values[name] = value
+    return TrainConfig(**values)
 
 
 def defaults_table() -> str:
@@ -449,11 +459,11 @@ def defaults_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-def _init_file(spec: str, cfg: dict) -> Path:
+def _init_file(spec: str, cfg: TrainConfig) -> Path:
     from .export import init_file
 
     try:
-        return init_file(spec, cfg["net_arch"], cfg["activation"], cfg["policy"] == "canonical")
+        return init_file(spec, cfg.net_arch, cfg.activation, cfg.policy_class == "canonical")
     except ValueError as err:
         raise UsageError(f"--init: {err}") from None
 

@@ -28,13 +28,13 @@ from .export import PolicySnapshot
 SNAPSHOT = "snapshot"  # label of a pool draw in the per-opponent statistics
 
 
-def opponent_mix(cfg: dict, steps: int) -> dict[str, float]:
+def opponent_mix(cfg, steps: int) -> dict[str, float]:
     """The bots' shares of the episodes at ``steps`` of the run ``cfg`` (the rest: the pool)."""
-    if steps < cfg["warmup_random"]:
+    if steps < cfg.warmup_random:
         return {"random": 1.0}
-    if cfg["self_play"]:
-        return {"heuristic": cfg["p_heuristic"], "random": cfg["p_random"]}
-    return {cfg["opponent"]: 1.0}
+    if cfg.self_play:
+        return {"heuristic": cfg.heuristic_share, "random": cfg.random_share}
+    return {cfg.opponent: 1.0}
 
 
 def check_mix(mix: dict[str, float]) -> None:

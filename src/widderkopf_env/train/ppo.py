@@ -75,11 +75,12 @@ from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
 from .checkpoints import TrainingInterrupted
-from .config import RUN_CONTROL, build_parser, parse_config, read_saved
+from .config import TrainConfig, build_parser, differences, parse_config, read_saved
+from .config_file import save_config
 from .run_folder import RunFolder, RunFolderError
 
 
-def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
+def make_env(cfg: TrainConfig, rank: int, seed: int, steps: int = 0):
     """A factory for env ``rank``: the single-agent env inside a TrainingWrapper, its
     opponents drawn as due at ``steps``."""
     def factory():
@@ -91,25 +92,25 @@ def make_env(cfg: dict, rank: int, seed: int, steps: int = 0):
 
         pool = OpponentPool(opponent_mix(cfg, steps))
         env = gymnasium.make("Widderkopf-v0", opponent=pool, seat="random",
-                             reward_shaping=cfg["reward_shaping"], variant=cfg["variant"],
+                             reward_shaping=cfg.reward_shaping, variant=cfg.variant,
                              disable_env_checker=True)
-        return TrainingWrapper(env, pool, cfg["reward_scale"], seed=seed + rank)
+        return TrainingWrapper(env, pool, cfg.reward_scale, seed=seed + rank)
     return factory
 
 
-def make_vec_env(cfg: dict, seed: int, steps: int = 0):
+def make_vec_env(cfg: TrainConfig, seed: int, steps: int = 0):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    if cfg["self_play_symmetric"]:  # one policy on both seats (train/selfplay.py)
+    if cfg.self_play_symmetric:  # one policy on both seats (train/selfplay.py)
         from .selfplay import SymmetricSelfPlayVecEnv
 
         return SymmetricSelfPlayVecEnv(cfg, seed)
-    if cfg["vec_env"] == "native":  # the batched engine (train/batched_vec_env.py)
+    if cfg.vec_env == "native":  # the batched engine (train/batched_vec_env.py)
         from .batched_vec_env import NativeTrainingVecEnv
 
         return NativeTrainingVecEnv(cfg, seed, steps)
-    fns = [make_env(cfg, i, seed, steps) for i in range(cfg["n_envs"])]
-    if cfg["vec_env"] == "subproc" and len(fns) > 1:
+    fns = [make_env(cfg, i, seed, steps) for i in range(cfg.n_envs)]
+    if cfg.vec_env == "subproc" and len(fns) > 1:
         return SubprocVecEnv(fns, start_method="fork")
     return DummyVecEnv(fns)
 
@@ -134,32 +135,32 @@ def stop_workers(vec_env) -> None:
     inner.closed = True
 
 
-def _schedule(cfg: dict):
-    lr = cfg["lr"]
-    if cfg["lr_schedule"] == "constant":
+def _schedule(cfg: TrainConfig):
+    lr = cfg.lr
+    if cfg.lr_schedule == "constant":
         return lr
     return lambda progress_remaining: lr * (0.1 + 0.9 * progress_remaining)
 
 
-def new_model(cfg: dict, env):
+def new_model(cfg: TrainConfig, env):
     import torch
 
     from .algorithms import model_class
     from .selfplay import attach
     from .torch_policy import CanonicalPolicy
 
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg["activation"]]
-    policy_kwargs = {"net_arch": cfg["net_arch"], "activation_fn": activation}
-    policy = CanonicalPolicy if cfg["policy"] == "canonical" else "MlpPolicy"
-    n_steps = cfg["n_steps"]
-    batch = min(cfg["batch_size"], n_steps * cfg["n_envs"])
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    policy_kwargs = {"net_arch": cfg.net_arch, "activation_fn": activation}
+    policy = CanonicalPolicy if cfg.policy_class == "canonical" else "MlpPolicy"
+    n_steps = cfg.n_steps
+    batch = min(cfg.batch_size, n_steps * cfg.n_envs)
     cls, extra = model_class(cfg)
     model = cls(
         policy, env, learning_rate=_schedule(cfg), n_steps=n_steps, batch_size=batch,
-        n_epochs=cfg["n_epochs"], gamma=cfg["gamma"], gae_lambda=cfg["gae_lambda"],
-        clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"], vf_coef=cfg["vf_coef"],
-        max_grad_norm=cfg["max_grad_norm"], policy_kwargs=policy_kwargs,
-        tensorboard_log=str(Path(cfg["out"]) / "tb"), seed=cfg["seed"], device="cpu",
+        n_epochs=cfg.epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs,
+        tensorboard_log=str(Path(cfg.out) / "tb"), seed=cfg.seed, device="cpu",
         verbose=0, **extra)
     attach(model, env)
     return model
@@ -195,7 +196,7 @@ def train_from_args(argv=None) -> dict:
 class Session:
     """One call of :func:`train`: the run's settings and what it builds, step by step."""
 
-    cfg: dict
+    cfg: TrainConfig
     out: Path
     log: object
     t0: float = field(default_factory=time.perf_counter)
@@ -213,13 +214,13 @@ class Session:
     phases: dict = field(default_factory=dict)  # seconds of this session, per phase
 
 
-def train(cfg: dict) -> dict:
+def train(cfg: TrainConfig) -> dict:
     """Run (or resume) the training run ``cfg`` (from :func:`parse_config`); returns the
     summary that is also written to summary.json. Raises :class:`RunFolderError` (nothing
     written) when the folder cannot be used; Ctrl-C raises :class:`TrainingInterrupted`
     once config.json is written (a plain ``KeyboardInterrupt`` before)."""
-    out = Path(cfg["out"])
-    log = (lambda *a, **k: None) if cfg["quiet"] else (lambda msg: print(msg, flush=True))
+    out = Path(cfg.out)
+    log = (lambda *a, **k: None) if cfg.quiet else (lambda msg: print(msg, flush=True))
     s = Session(cfg, out, log)
     try:
         with RunFolder(out, "ppo") as s.folder:
@@ -251,7 +252,7 @@ def train(cfg: dict) -> dict:
 
         steps = int(s.model.num_timesteps) if s.model is not None else s.start
         done = checkpoints.list_steps(out / "checkpoints")
-        raise TrainingInterrupted(steps, done[-1] if done else None, cfg["out"]) from None
+        raise TrainingInterrupted(steps, done[-1] if done else None, cfg.out) from None
 
 
 def _prepare(s: Session) -> None:
@@ -260,12 +261,12 @@ def _prepare(s: Session) -> None:
     from . import checkpoints
 
     cfg, out = s.cfg, s.out
-    if not cfg["resume"]:
-        s.folder.check_fresh(cfg["force_restart"])
+    if not cfg.resume:
+        s.folder.check_fresh(cfg.force_restart)
         return
     run_folder.check_resume(out)
     saved = read_saved(out)
-    changed = sorted(k for k in saved if k not in RUN_CONTROL and saved[k] != cfg.get(k))
+    changed = differences(saved, cfg)
     if changed:
         raise RunFolderError(f"--resume: {out / 'config.json'} changed since it was read "
                              f"({changed}); run the command again")
@@ -274,12 +275,12 @@ def _prepare(s: Session) -> None:
         s.folder.check_clear()  # --force-restart: only a run's entries are deleted
     elif s.found is not None:
         s.start = int(s.found[1]["steps"])
-        s.evaluate_only = (cfg["total_steps"] <= s.start
+        s.evaluate_only = (cfg.total_steps <= s.start
                            and checkpoints.final_evaluation_due(out, s.start))
-        if cfg["total_steps"] <= s.start and not s.evaluate_only:
+        if cfg.total_steps <= s.start and not s.evaluate_only:
             raise RunFolderError(
                 f"--resume: the run in {out} is at step {s.start:,} already (its newest "
-                f"checkpoint); nothing to train up to --total-steps {cfg['total_steps']:,}: "
+                f"checkpoint); nothing to train up to --total-steps {cfg.total_steps:,}: "
                 f"give a larger --total-steps to train on")
 
 
@@ -294,12 +295,12 @@ def _build(s: Session) -> None:
 
     cfg, out = s.cfg, s.out
     torch.set_num_threads(1)
-    env_seed = cfg["seed"] if s.found is None else derive_seed(cfg["seed"], "resume", s.start)
+    env_seed = cfg.seed if s.found is None else derive_seed(cfg.seed, "resume", s.start)
     try:
         s.vec_env = make_vec_env(cfg, env_seed, s.start)
         s.model = _load_or_new(s, env_seed)
     except (MemoryError, RuntimeError, ValueError) as err:
-        size = f"net {cfg['net_arch']}, {cfg['n_envs']} envs x {cfg['n_steps']} steps"
+        size = f"net {cfg.net_arch}, {cfg.n_envs} envs x {cfg.n_steps} steps"
         raise RunFolderError(f"cannot build this run's model and envs ({size}): "
                              f"{type(err).__name__}: {err}") from None
     s.run = TrainingRun(cfg, out, s.vec_env, s.log, started=s.t0)
@@ -322,34 +323,33 @@ def _load_or_new(s: Session, env_seed: int):
         s.log(f"resuming from {zip_path.name} at step {s.start}")
         return model
     model = new_model(cfg, s.vec_env)
-    if cfg.get("init"):
+    if cfg.init:
         from widderkopf_env.agents.network_file import load_policy
 
         from .export import load_actor
 
-        load_actor(model, load_policy(cfg["init"]))  # parse_config checked that it fits
-        s.log(f"actor initialised from {cfg['init']}")
+        load_actor(model, load_policy(cfg.init))  # parse_config checked that it fits
+        s.log(f"actor initialised from {cfg.init}")
     return model
 
 
 def _commit(s: Session) -> None:
     """The first writes, once every check passed: --force-restart clears the old run,
     stale temporary files of a killed process go, config.json is written."""
-    from . import checkpoints
 
-    if s.cfg["force_restart"] and s.found is None and s.folder.owned():
+    if s.cfg.force_restart and s.found is None and s.folder.owned():
         s.folder.clear()
     s.folder.remove_stale_temporaries()
     s.folder.commit()
-    checkpoints.save_config(s.out, s.cfg)
+    save_config(s.out, s.cfg)
     s.committed = True
 
 
-def planned_steps(cfg: dict, start: int) -> int:
+def planned_steps(cfg: TrainConfig, start: int) -> int:
     """The steps this session trains: PPO learns in whole rollouts of n_steps x n_envs,
     so ``total_steps - start`` rounded up to the next whole rollout."""
-    rollout = cfg["n_steps"] * cfg["n_envs"]
-    return max(0, math.ceil((cfg["total_steps"] - start) / rollout) * rollout)
+    rollout = cfg.n_steps * cfg.n_envs
+    return max(0, math.ceil((cfg.total_steps - start) / rollout) * rollout)
 
 
 def _learn(s: Session) -> None:
@@ -360,26 +360,26 @@ def _learn(s: Session) -> None:
 
     cfg, model, run = s.cfg, s.model, s.run
     planned = planned_steps(cfg, s.start)
-    s.log(f"training {planned:,} steps (whole rollouts of {cfg['n_steps']} x {cfg['n_envs']} "
-          f"envs), net {cfg['net_arch']}, opponent {_opponents(cfg)} -> {s.out}")
+    s.log(f"training {planned:,} steps (whole rollouts of {cfg.n_steps} x {cfg.n_envs} "
+          f"envs), net {cfg.net_arch}, opponent {_opponents(cfg)} -> {s.out}")
     t = time.perf_counter()
     callbacks = [RunCallback(run)]
     curve = exploitability_curve(cfg, s.out, s.start)  # None unless asked for
     callbacks += [curve] if curve is not None else []
-    if cfg["progress_bar"]:
+    if cfg.progress_bar:
         s.bar = ProgressBar(planned)
         callbacks.append(s.bar)
-    model.learn(cfg["total_steps"] - s.start, callback=callbacks, reset_num_timesteps=False,
+    model.learn(cfg.total_steps - s.start, callback=callbacks, reset_num_timesteps=False,
                 tb_log_name="ppo")
     if curve is not None:
         curve.record(model)  # the final policy's point
     s.phases["learn"] = time.perf_counter() - t
 
 
-def _opponents(cfg: dict) -> str:
-    if cfg["self_play_symmetric"]:
+def _opponents(cfg: TrainConfig) -> str:
+    if cfg.self_play_symmetric:
         return "itself on both seats"
-    return "self-play pool" if cfg["self_play"] else cfg["opponent"]
+    return "self-play pool" if cfg.self_play else cfg.opponent
 
 
 def _save_final(s: Session) -> None:
@@ -412,9 +412,9 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
 
     cfg, run = s.cfg, s.run
     t = time.perf_counter()
-    pairs, seed, workers = cfg["final_eval_pairs"], cfg["final_eval_seed"], cfg["eval_workers"]
+    pairs, seed, workers = cfg.final_eval_pairs, cfg.final_eval_seed, cfg.workers
     s.log(f"final evaluation ({pairs} pairs, seed {seed})")
-    final = evaluate(export_policy(s.model), pairs, seed, workers, variant=cfg["variant"])
+    final = evaluate(export_policy(s.model), pairs, seed, workers, variant=cfg.variant)
     s.log(f"final model: {describe(final)}")
     best = None
     if run.best is not None and run.best["steps"] == int(s.model.num_timesteps):
@@ -422,12 +422,12 @@ def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
     elif run.best is not None:
         weights = run.best_weights or s.best_weights
         if weights is not None:
-            best = evaluate(weights, pairs, seed, workers, variant=cfg["variant"])
+            best = evaluate(weights, pairs, seed, workers, variant=cfg.variant)
             s.log(f"best model (step {run.best['steps']}): {describe(best)}")
     steps = int(s.model.num_timesteps)
-    if steps < cfg["crack_after"]:
+    if steps < cfg.crack_after:
         s.log(f"(the learner was not allowed to escalate in training before step "
-              f"{cfg['crack_after']:,}; evaluations play its untrained escalation)")
+              f"{cfg.crack_after:,}; evaluations play its untrained escalation)")
     s.phases["final_evaluation"] = time.perf_counter() - t
     return final, best
 
@@ -441,9 +441,9 @@ def _finish(s: Session, final: dict, best: dict | None) -> dict:
     cfg, run = s.cfg, s.run
     t = time.perf_counter()
     plot_learning_curve(run.history, s.out / "learning_curve.png",
-                        title=f"MaskablePPO, net {cfg['net_arch']}, "
+                        title=f"MaskablePPO, net {cfg.net_arch}, "
                               f"opponent: {_opponents(cfg)}",
-                        crack_after=cfg["crack_after"])
+                        crack_after=cfg.crack_after)
     s.phases["plot"] = time.perf_counter() - t
     summary = _write_summary(s, final, best)
     s.log(files_written(s.folder))
@@ -481,17 +481,17 @@ def _summary(s: Session, final: dict, best: dict | None) -> dict:
         "time_split": {k: round(timers.get(k, 0.0), 1)
                        for k in ("rollout", "train", "eval", "checkpoint")},
         "env_seconds": round(s.env_seconds, 1),
-        "n_envs": cfg["n_envs"],
+        "n_envs": cfg.n_envs,
         "final": final,
         "best": best,
         "best_steps": run.best["steps"] if run.best else None,
         "best_is_final": run.best is not None and run.best["steps"] == steps,
-        "final_eval_pairs": cfg["final_eval_pairs"],
-        "final_eval_seed": cfg["final_eval_seed"],
+        "final_eval_pairs": cfg.final_eval_pairs,
+        "final_eval_seed": cfg.final_eval_seed,
         "final_eval_seconds": round(s.phases.get("final_evaluation", 0.0), 1),
         "evaluations": len(run.history),
         # training forbade escalation before this step; evaluations do not
-        "crack_after": cfg["crack_after"],
+        "crack_after": cfg.crack_after,
         "out": str(s.out),
     }
 

@@ -302,7 +302,7 @@ class Pipeline:
                 out=str(folder), total_steps=target, quiet=True, progress_bar=False,
                 eval_every=0, eval_pairs=100, final_eval_pairs=100,
                 checkpoint_every=max(r.ppo_steps // (2 * r.ppo_legs), 1),
-                eval_workers=self.workers)
+                workers=self.workers)
             if (folder / "config.json").is_file():
                 settings = replace(settings, resume=True)
             else:

@@ -32,18 +32,18 @@ SELF = "self"
 
 
 class SymmetricSelfPlayVecEnv(BatchedTrainingVecEnv):
-    """The self-play training env of a run configuration ``cfg``: ``cfg["n_envs"]`` games
-    of ``cfg["variant"]``, rewards scaled by ``cfg["reward_scale"]``.
+    """The self-play training env of a run configuration ``cfg``: ``cfg.n_envs`` games
+    of ``cfg.variant``, rewards scaled by ``cfg.reward_scale``.
 
     ``movers`` (N,) is who made each game's move of the last step; ``to_act`` (N,) who
     acts on the observations the last step (or reset) returned. At the end of an episode
     ``info["game_points"]`` is the last mover's result and ``info["opponent"]`` is
     :data:`SELF`."""
 
-    def __init__(self, cfg: dict, seed: int):
-        super().__init__(cfg["n_envs"], opponent="self", reward_shaping=cfg["reward_shaping"],
-                         variant=cfg["variant"])
-        self.reward_scale = cfg["reward_scale"]
+    def __init__(self, cfg, seed: int):
+        super().__init__(cfg.n_envs, opponent="self", reward_shaping=cfg.reward_shaping,
+                         variant=cfg.variant)
+        self.reward_scale = cfg.reward_scale
         self.movers = np.zeros(self.num_envs, np.int64)
         self.seed(seed)
 
