@@ -15,7 +15,7 @@ import glob
 
 from setuptools import Extension, setup
 
-try:  # numpy's headers let _aec.c make arrays (pyproject's build requires numpy)
+try:  # numpy's headers let game_io.c make arrays (pyproject's build requires numpy)
     import numpy
 
     NUMPY = {"include_dirs": [numpy.get_include()], "define_macros": [("WK_NUMPY", "1")]}

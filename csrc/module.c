@@ -3,8 +3,8 @@
  * encode(game, player, over) -> (obs, mask): obs a bytearray of OBS_SIZE float32 (native
  * byte order), mask a bytearray of NUM_ACTIONS int8; game_encoder.py wraps them as numpy
  * arrays. It reads the fields of any object with a Game's attributes and writes them with
- * _core.h's wk_encode, the one encoder of the core (through _scalar_hand.c's
- * wk_encode_one, which game_encode, the encoder of a Game's slots, shares).
+ * _core.h's wk_encode, the one encoder of the core (through game_io.c's
+ * wk_encode_one; a Game writes its own row with the same wk_encode, Game.encode).
  * tests/core/test_encoders_agree.py compares both with the reference encoder
  * (observation.encode_view) at every position of many games, and
  * tests/core/test_observation_hash.py pins the output.
@@ -26,9 +26,7 @@
 
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
-extern PyMethodDef wk_scalar_methods[];  /* _scalar.c: the scalar Game's hot paths */
-extern PyMethodDef wk_aec_methods[];     /* _aec.c: the AEC env's last() and step() */
-int wk_aec_init(void);
+int wk_game_add(PyObject *module);  /* game_io.c: the type GameState (game.c) */
 extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
 int wk_set_layout(PyObject *scales);
 
@@ -84,8 +82,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return wk_encode_by_attrs(self, args, nargs);
 }
 
-/* encode() for any object with Game's attributes (_scalar_hand.c's game_encode reads a
- * Game's slots directly and comes here for anything else): its fields into a wk_one,
+/* encode() for any object with Game's attributes: its fields into a wk_one,
  * written by wk_encode_one as for a Game (the cards of variant.deck, or all 36 where the
  * object has no variant, count as in the deck) */
 PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -241,11 +238,9 @@ static const wk_name names[] = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (WK_INTERN_TABLE(names)) return NULL;
-    if (wk_aec_init() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, wk_batch_methods) < 0
-                      || PyModule_AddFunctions(m, wk_aec_methods) < 0
-                      || PyModule_AddFunctions(m, wk_scalar_methods) < 0
+                      || wk_game_add(m) < 0
                       || PyModule_AddFunctions(m, wk_deal_methods) < 0)) {
         Py_DECREF(m);
         return NULL;

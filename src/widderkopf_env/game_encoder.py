@@ -12,8 +12,10 @@ the whole table when it is configured.
 Speed: the pure-Python encoder (``_encode_py``) makes every 0/1 entry, and the action
 mask after them, a bit of one Python int, turned into floats by one table look-up per
 byte (``np.take``); the scaled entries are then written with one ``struct.pack_into``.
-Where the package was installed with a C compiler, its compiled twin
-(``widderkopf_env/_speedups.c``, set up by ``setup.py``) does the same faster;
+Where the package was installed with a C compiler, its compiled twin does the same
+faster: a compiled :class:`~widderkopf_env.rules.Game` writes its own observation and mask
+in one call (``Game.encode``, ``csrc/game_io.c``), any other object is read by its
+attributes (``_core.encode``);
 :data:`ACCELERATED` says which one runs, ``WIDDERKOPF_PURE_PYTHON=1`` forces the
 pure-Python one.
 """
@@ -242,20 +244,21 @@ _F32 = np.dtype(np.float32)
 
 
 def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    if _c_arrays is not None:  # the arrays made in C
-        return _c_arrays(game, player, over, False)
-    obs, mask = _c_encode(game, player, over)  # bytearrays: float32 and int8
+    if _c_arrays and isinstance(game, _GameState):  # a Game writes its own row, in one call
+        return game.encode(player, over, False)
+    obs, mask = _c_encode(game, player, over)  # any object's attributes: bytearrays
     return _frombuffer(obs, _F32), _frombuffer(mask, _I8)
 
 
-if ACCELERATED:  # game_encode reads a Game's slots directly (anything else: encode)
-    _c_encode = _speedups.game_encode
-    #: the core's encoder into new numpy arrays (None where it was built without numpy's
-    #: headers): float32, or the compact uint8 form for a Game
-    _c_arrays = _speedups.game_arrays if getattr(_speedups, "numpy_api", bool)() else None
+if ACCELERATED:
+    _c_encode, _GameState = _speedups.encode, _speedups.GameState
+    #: whether a compiled Game's ``encode`` makes the arrays (False where the core was
+    #: built without numpy's headers): float32, or the compact uint8 form
+    _c_arrays = bool(_speedups.numpy_api())
     encode_game = _encode_c
 else:
-    _c_encode = _c_arrays = None
+    _c_encode = _GameState = None
+    _c_arrays = False
     encode_game = _encode_py
 
 
@@ -264,7 +267,7 @@ def compiled_form(obs_dtype) -> int | None:
     (0: float32, 1: the compact uint8 form), or None where the Python encoder runs (no
     core, one built without numpy's headers, or ``encode_game`` replaced, as
     ``bench/env.py`` does to time the pure-Python form)."""
-    if encode_game is not _encode_c or _c_arrays is None:
+    if encode_game is not _encode_c or not _c_arrays:
         return None
     return 0 if check_obs_dtype(obs_dtype) == np.float32 else 1
 
@@ -275,12 +278,11 @@ def encoder_for(obs_dtype=np.float32):
     observation through :func:`~widderkopf_env.observation.to_compact`: the same bytes)."""
     if check_obs_dtype(obs_dtype) == np.float32:
         return encode_game
-    compiled = None if compiled_form(obs_dtype) is None else _c_arrays
+    compiled = compiled_form(obs_dtype) is not None
 
     def encode_compact(game, player: int, over: bool = False):
-        arrays = None if compiled is None else compiled(game, player, over, True)
-        if arrays is not None:
-            return arrays
+        if compiled and isinstance(game, _GameState):
+            return game.encode(player, over, True)
         obs, mask = encode_game(game, player, over)
         return to_compact(obs), mask
 

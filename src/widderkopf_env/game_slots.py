@@ -1,10 +1,9 @@
-"""What a :class:`~widderkopf_env.rules.Game`'s attributes must hold for a move:
-:func:`check_move`, called by ``Game._apply_py`` before anything changes, so that a game
+"""What a :class:`~widderkopf_env.rules.PyGame`'s attributes must hold for a move:
+:func:`check_move`, called by ``PyGame.apply`` before anything changes, so that a game
 whose attributes were replaced (``g.history = None``) gets a ``TypeError`` naming the
 attribute and what it must hold, and stays as it was. It compares the types of every
-attribute the move reads or writes into; the items of lists are not checked.
-``_scalar.c``'s ``check_move`` does this for the compiled ``Game.apply``, with the same
-messages.
+attribute the move reads or writes into; the items of lists are not checked. (The
+compiled ``Game`` keeps its state in C: its attributes cannot be replaced.)
 """
 
 from __future__ import annotations

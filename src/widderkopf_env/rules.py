@@ -7,6 +7,9 @@ A :class:`Game` is a whole match (one hand by default). Drive it with
 
 from __future__ import annotations
 
+from array import array
+from functools import cache
+
 from . import game_file
 from .cards import (
     BEATS,
@@ -14,17 +17,18 @@ from .cards import (
     FOLLOW,
     FULL,
     ID_TABLES,
+    MAX_LEVEL,
     PASS,
     POINTS,
     SPITZER,
     TRUMP_ACTION,
+    VARIANTS,
     get_variant,
     to_bits,
 )
 from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, parse_player
 from .compiled import CORE
 from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
-from .engine_types import RESULT_FIELDS as _RESULT_FIELDS  # the C core's HandResult fill
 from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
 from .game_slots import check_move
 from .view import PlayerView
@@ -41,26 +45,28 @@ _ANSWER_BITS = _ESC_BIT | (1 << PASS)
 _TRUMP_BITS = 0b1111 << TRUMP_ACTION
 
 
-class PyGame:
-    """A Widderkopf match between players 0 and 1 (a single hand by default), in Python:
-    the reference of the rules, which :class:`Game` runs in C where the core is built.
+@cache
+def core_numbers(variant) -> tuple:
+    """What the compiled Game reads of ``variant``: (tricks, win points, total points,
+    Schneider points, Spitzer, deck, the hand values of every crack level and points as
+    native int64 bytes, ``variant.hand_value``'s table)."""
+    values = array("q", [variant.hand_value(level, points) for level in range(MAX_LEVEL + 1)
+                         for points in range(variant.total_points + 1)])
+    return (variant.tricks, variant.win_points, variant.total_points,
+            variant.schneider_points, bool(variant.spitzer), variant.deck, values.tobytes())
 
-    Create one with :meth:`new` (a seeded random deal) or :meth:`from_deal`; then, while
-    not :attr:`is_over`, let :attr:`current_player` pick one of :meth:`legal_actions` and
-    :meth:`apply` it. ``variant``: the :class:`~widderkopf_env.cards.Variant` played.
-    Read-only attributes of the live hand:
 
-    ``phase`` (:class:`Phase`), ``current`` (player to act or None), ``dealer``, ``trump``
-    (-1 until named), ``chooser``, ``level`` (crack level 0..4), ``cracker``/``recracker``
-    (-1 if none), ``hand[p]``/``upbits[p]``/``played[p]``/``won[p]`` (card bit sets),
-    ``up[5p+i]``/``down[5p+i]`` (card on pile i or -1), ``covered[p]`` (face-up cards lying
-    on a face-down card), ``discard[p]``, ``trick_points[p]``, ``lead`` (card led in the
-    open trick or -1), ``leader``, ``tricks`` (``(leader, led, other, winner)`` per trick),
-    ``scores`` (match), ``hand_no``, ``results`` (:class:`HandResult` per finished hand).
-    These are the full state: hidden cards included. Agents should read :meth:`view`.
-    """
+def _unpickle(cls, fields: dict):
+    """A game of ``cls`` from :meth:`_GameApi.__reduce__`'s fields."""
+    return cls._from_fields({**fields, "variant": get_variant(fields["variant"])})
 
-    __slots__ = STATE_FIELDS
+
+class _GameApi:
+    """The API of a match written once for both forms: :class:`PyGame` (Python) and the
+    compiled :class:`Game`; each supplies the state and the moves (``_setup``,
+    ``_start_hand``, ``apply``, ``_may_escalate`` ...)."""
+
+    __slots__ = ()
 
     # --- construction --------------------------------------------------------------------
 
@@ -93,10 +99,7 @@ class PyGame:
     def _create(cls, seed, dealer, num_hands, scores, deals, variant=FULL) -> Game:
         num_hands, scores = check_num_hands(num_hands), check_scores(scores)
         g = cls.__new__(cls)
-        g.variant = variant
-        g.seed, g.num_hands, g.first_dealer = seed, num_hands, dealer
-        g.initial_scores = scores
-        g.scores, g.hand_no, g.results, g.deals, g.history = list(scores), 0, [], deals, []
+        g._setup(seed, dealer, num_hands, scores, deals, variant, core_numbers(variant))
         g._start_hand()
         return g
 
@@ -118,17 +121,121 @@ class PyGame:
 
         return cls._from_fields(world_fields(view, opponent_hand, face_down, opponent_discard))
 
-    def _start_hand(self) -> None:
+    def _next_deal(self):
+        """The deal of the hand about to begin (``hand_no``): the one stored, or the next
+        one drawn from the seed (then stored)."""
         n = self.hand_no
         if n == len(self.deals):
             self.deals.append(seeded_variant_deal(self.seed, n, self.variant))
-        self._begin_hand(self.deals[n])
+        return self.deals[n]
 
-    def _begin_hand(self, deal) -> None:
-        self._start_hand_py(deal)
+    def deal_hand(self, deal: dict) -> None:
+        """Play the hand about to begin with ``deal`` (a deal spec, as :meth:`from_deal`)
+        instead of the one drawn from the seed: for a caller that deals the cards itself,
+        such as the OpenSpiel game's chance nodes. Raises ``ValueError`` for a bad deal, or
+        once the hand has begun (an action played in it) or the match is over."""
+        if self.is_over or len(self.history) != self.hand_start:
+            raise ValueError("deal_hand: only a hand not yet begun can be dealt; this one "
+                             "has begun or the match is over")
+        self.deals[self.hand_no] = parse_deal(deal, self.variant)
+        self._start_hand()
 
-    def _start_hand_py(self, deal) -> None:
-        """The hand's start from its deal in Python: the reference of the compiled core's."""
+    def __reduce__(self):
+        """Pickled as its public fields (a shipped variant by its name: the seeded deals
+        tell :data:`~widderkopf_env.cards.FULL` by identity), rebuilt by ``_from_fields``."""
+        fields = {f: getattr(self, f) for f in STATE_FIELDS if f != "_legal"}
+        if VARIANTS.get(self.variant.name) is self.variant:
+            fields["variant"] = self.variant.name
+        return (_unpickle, (type(self), fields))
+
+    # --- queries -------------------------------------------------------------------------
+
+    def may_escalate(self, player) -> bool:
+        """Whether ``player`` (0, 1, ``'player_0'``, ``'player_1'``) holds the right to the next
+        escalation (R11): level below 4, no card played this hand, and the next escalation
+        is theirs (legal only when they are also due, or answering)."""
+        return self._may_escalate(parse_player(player))
+
+    # --- the errors of apply (the compiled apply calls these too) ------------------------
+
+    def _coerce(self, action, mask: int) -> int:
+        value = as_int(action)
+        if value is None:
+            raise IllegalActionError.not_an_id(action, Phase(self.phase), mask)
+        return value
+
+    def _reject(self, action: int, mask: int) -> None:
+        raise IllegalActionError.not_legal(action, self.current, Phase(self.phase), mask)
+
+    # --- views and serialisation ---------------------------------------------------------
+
+    def view(self, player) -> PlayerView:
+        """What ``player`` may see now (R8): a :class:`~widderkopf_env.view.PlayerView`."""
+        return PlayerView.of(self, parse_player(player))
+
+    def to_json(self) -> str:
+        """The match as JSON: seed, set-up, the deal of every hand so far and all actions
+        (the format is :data:`widderkopf_env.game_file.DOCUMENT_SCHEMA`)."""
+        return game_file.to_json(self)
+
+    @classmethod
+    def from_json(cls, text):
+        """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions).
+
+        Every field is checked (:func:`widderkopf_env.game_file.decode_document`) and every
+        action must be legal when replayed; anything else raises ``ValueError`` naming it.
+        """
+        return game_file.from_json(cls, text)
+
+    def replay(self, length: int | None = None):
+        """A new game: this match replayed from its deals up to its first ``length``
+        actions (all of them by default), e.g. to undo moves."""
+        return game_file.replay(self, length)
+
+    def state_dict(self) -> dict:
+        """The full live state as plain data (for tests, debugging and golden files)."""
+        return game_file.state_dict(self)
+
+    def __repr__(self) -> str:
+        return (f"<Game hand {self.hand_no + (self.phase != OVER)}/{self.num_hands} "
+                f"phase={Phase(self.phase).name} current={self.current} trump={self.trump} "
+                f"level={self.level} tricks={len(self.tricks)} scores={self.scores}>")
+
+
+class PyGame(_GameApi):
+    """A Widderkopf match between players 0 and 1 (a single hand by default), in Python:
+    the reference of the rules, which :class:`Game` runs in C where the core is built.
+
+    Create one with :meth:`new` (a seeded random deal) or :meth:`from_deal`; then, while
+    not :attr:`is_over`, let :attr:`current_player` pick one of :meth:`legal_actions` and
+    :meth:`apply` it. ``variant``: the :class:`~widderkopf_env.cards.Variant` played.
+    Read-only attributes of the live hand:
+
+    ``phase`` (:class:`Phase`), ``current`` (player to act or None), ``dealer``, ``trump``
+    (-1 until named), ``chooser``, ``level`` (crack level 0..4), ``cracker``/``recracker``
+    (-1 if none), ``hand[p]``/``upbits[p]``/``played[p]``/``won[p]`` (card bit sets),
+    ``up[5p+i]``/``down[5p+i]`` (card on pile i or -1), ``covered[p]`` (face-up cards lying
+    on a face-down card), ``discard[p]``, ``trick_points[p]``, ``lead`` (card led in the
+    open trick or -1), ``leader``, ``tricks`` (``(leader, led, other, winner)`` per trick),
+    ``scores`` (match), ``hand_no``, ``results`` (:class:`HandResult` per finished hand).
+    These are the full state: hidden cards included. Agents should read :meth:`view`.
+    """
+
+    __slots__ = STATE_FIELDS
+
+    # --- construction --------------------------------------------------------------------
+
+    def _setup(self, seed, dealer, num_hands, scores, deals, variant, numbers=None) -> None:
+        """A match before its first hand (``_create``'s checked arguments)."""
+        self.variant = variant
+        self.seed, self.num_hands, self.first_dealer = seed, num_hands, dealer
+        self.initial_scores = scores
+        self.scores, self.hand_no, self.results = list(scores), 0, []
+        self.deals, self.history = deals, []
+
+    def _start_hand(self) -> None:
+        """The start of hand ``hand_no`` from its deal (:meth:`_next_deal`)."""
+        deal = self._next_deal()
         n = self.hand_no
         self.hand_start = len(self.history)
         self.dealer = dealer = self.first_dealer ^ (n & 1)
@@ -147,17 +254,6 @@ class PyGame:
         self.tricks = []
         self.level, self.cracker, self.recracker = 0, -1, -1
         self._legal = -1
-
-    def deal_hand(self, deal: dict) -> None:
-        """Play the hand about to begin with ``deal`` (a deal spec, as :meth:`from_deal`)
-        instead of the one drawn from the seed: for a caller that deals the cards itself,
-        such as the OpenSpiel game's chance nodes. Raises ``ValueError`` for a bad deal, or
-        once the hand has begun (an action played in it) or the match is over."""
-        if self.is_over or len(self.history) != self.hand_start:
-            raise ValueError("deal_hand: only a hand not yet begun can be dealt; this one "
-                             "has begun or the match is over")
-        self.deals[self.hand_no] = parse_deal(deal, self.variant)
-        self._start_hand()
 
     def clone(self) -> Game:
         """An independent copy (cheap; ``copy.copy`` and ``copy.deepcopy`` give the same)."""
@@ -209,12 +305,6 @@ class PyGame:
         """Legal action ids of :attr:`current_player`, ascending (empty once over)."""
         m = self.legal_mask
         return list(_T0[m & 4095] + _T1[(m >> 12) & 4095] + _T2[(m >> 24) & 4095] + _T3[m >> 36])
-
-    def may_escalate(self, player) -> bool:
-        """Whether ``player`` (0, 1, ``'player_0'``, ``'player_1'``) holds the right to the next
-        escalation (R11): level below 4, no card played this hand, and the next escalation
-        is theirs (legal only when they are also due, or answering)."""
-        return self._may_escalate(parse_player(player))
 
     def _may_escalate(self, player: int) -> bool:
         level = self.level
@@ -276,10 +366,6 @@ class PyGame:
         Raises :class:`IllegalActionError` (a ``ValueError``) naming the action, the phase
         and the legal actions if the action is not legal now; the game is then unchanged.
         """
-        self._apply_py(action)
-
-    def _apply_py(self, action) -> None:
-        """:meth:`apply` in Python: the reference of the compiled core's."""
         m = self._legal
         if m < 0:
             m = self._legal = self._LEGAL[self.phase](self)
@@ -309,15 +395,6 @@ class PyGame:
         if action == ESCALATE:
             self._raise_level(self.current)
         self.phase, self.current = PLAY, 1 - self.current
-
-    def _coerce(self, action, mask: int) -> int:
-        value = as_int(action)
-        if value is None:
-            raise IllegalActionError.not_an_id(action, Phase(self.phase), mask)
-        return value
-
-    def _reject(self, action: int, mask: int) -> None:
-        raise IllegalActionError.not_legal(action, self.current, Phase(self.phase), mask)
 
     def _raise_level(self, player: int) -> None:
         self.level += 1
@@ -388,83 +465,36 @@ class PyGame:
         self.results.append(HandResult(
             self.hand_no, self.dealer, t, tuple(pts), tuple(self.trick_points), (d0, d1),
             spitzer, winner, self.level, v.schneider_points <= best < v.total_points,
-            best == v.total_points, value,
-            tuple(self.scores)))
+            best == v.total_points, value, tuple(self.scores)))
         self.hand_no += 1
         if self.hand_no >= self.num_hands and self.scores[0] != self.scores[1]:
             self.phase, self.current = OVER, None
         else:
             self._start_hand()
 
-    # --- views and serialisation ---------------------------------------------------------
-
-    def view(self, player) -> PlayerView:
-        """What ``player`` may see now (R8): a :class:`~widderkopf_env.view.PlayerView`."""
-        return PlayerView.of(self, parse_player(player))
-
-    def to_json(self) -> str:
-        """The match as JSON: seed, set-up, the deal of every hand so far and all actions
-        (the format is :data:`widderkopf_env.game_file.DOCUMENT_SCHEMA`)."""
-        return game_file.to_json(self)
-
-    @classmethod
-    def from_json(cls, text):
-        """Rebuild a game from :meth:`to_json` (exact round trip: it replays the actions).
-
-        Every field is checked (:func:`widderkopf_env.game_file.decode_document`) and every
-        action must be legal when replayed; anything else raises ``ValueError`` naming it.
-        """
-        return game_file.from_json(cls, text)
-
-    def replay(self, length: int | None = None):
-        """A new game: this match replayed from its deals up to its first ``length``
-        actions (all of them by default), e.g. to undo moves."""
-        return game_file.replay(self, length)
-
-    @classmethod
-    def _replayed(cls, seed, first_dealer, num_hands, scores, deals, actions, variant=FULL):
-        return game_file.replayed(cls, seed, first_dealer, num_hands, scores, deals, actions,
-                                  variant)
-
-    def state_dict(self) -> dict:
-        """The full live state as plain data (for tests, debugging and golden files)."""
-        return game_file.state_dict(self)
-
-    def __repr__(self) -> str:
-        return (f"<Game hand {self.hand_no + (self.phase != OVER)}/{self.num_hands} "
-                f"phase={Phase(self.phase).name} current={self.current} trump={self.trump} "
-                f"level={self.level} tricks={len(self.tricks)} scores={self.scores}>")
-
     # One method per phase (indexed by Phase): the legal actions and what an action does.
     _LEGAL = (_legal_trump, _legal_discard, _legal_play, _legal_answer, _legal_over)
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
 
 
-class Game(PyGame):
-    """A Widderkopf match: :class:`PyGame`'s rules, run by the compiled core where it is
-    built (:mod:`widderkopf_env.compiled`); the same games, faster."""
+_GAME_DOC = """A Widderkopf match between players 0 and 1 (a single hand by default):
+:class:`PyGame`'s rules and attributes, run by the compiled core where it is built (else
+this is :class:`PyGame`). Its attributes are read-only; a list read from it is new, but
+``history``, ``results`` and ``deals``, the game's own."""
 
-    __slots__ = ()
+if CORE is not None:
+    class Game(_GameApi, CORE.GameState):
+        __doc__ = _GAME_DOC
+        __slots__ = ()
 
-    if CORE is not None:
-        def _begin_hand(self, deal) -> None:
-            CORE.game_start_hand(self, deal)
-
-        @property
-        def legal_mask(self) -> int:
-            m = self._legal
-            if m < 0:
-                m = self._legal = CORE.game_legal(self)
-            return m
-
-
-_core = CORE
-if _core is not None:
-    _core.configure_game(Game, HandResult, _RESULT_FIELDS)
-_core_apply, _core_legal, _core_start = (
-    (_core.game_apply, _core.game_legal, _core.game_start_hand) if _core else (None,) * 3)
-#: Game's apply, legal_actions and is_over as defined in Python (the class holds the
-#: core's descriptors where it is loaded); bench/env.py times Game with these.
-PYTHON_METHODS = (PyGame.apply, PyGame.legal_actions, PyGame.is_over)
-if _core is not None:  # the hot methods as the core's own descriptors: no Python frame per call
-    Game.apply, Game.legal_actions, Game.is_over = _core.game_methods()
+        @classmethod
+        def _from_fields(cls, fields: dict):
+            """A game holding ``fields`` (every state field but ``_legal``), as
+            :func:`widderkopf_env.worlds.world_fields` gives them."""
+            g = cls.__new__(cls)
+            g._load(fields, core_numbers(fields["variant"]))
+            return g
+else:
+    class Game(PyGame):
+        __doc__ = _GAME_DOC
+        __slots__ = ()

@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from helpers import deal, play
@@ -131,7 +132,9 @@ def enumerate_consistent(game: Game, p: int) -> set:
     for hand in itertools.combinations(cards, info.hand_size):
         rest = [c for c in cards if c not in hand]
         for perm in itertools.permutations(rest):
-            world = game.clone()
+            # the hidden places of a world (a Game's lists read are copies)
+            world = SimpleNamespace(hand=list(game.hand), down=list(game.down),
+                                    discard=list(game.discard))
             world.hand[o] = sum(1 << c for c in hand)
             for slot, c in zip(info.down_slots, perm, strict=False):
                 world.down[slot] = c
