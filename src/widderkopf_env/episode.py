@@ -145,6 +145,28 @@ def illegal_penalty(game: Game, settings: Settings) -> float:
     return -float((MAX_HAND_VALUE + (2 if settings.reward_shaping else 0)) * hands_left)
 
 
+def move_reward(result: HandResult | None, trick_points, shaped: int, total: int,
+                shaping: bool) -> tuple[float, int]:
+    """The reward rule: player_0's reward for one move, and the card-point difference
+    paid so far in the hand after it. ``result``: the :class:`HandResult` of the hand the
+    move ended (None if none), worth its game points (R19); with ``shaping``, also the
+    card-point difference / ``total`` as it changed: ``trick_points`` after the move,
+    ``shaped`` the difference paid before it, and at a hand's end what is left of its
+    final difference (the discards and the Spitzer). :meth:`Episode.settle` and the
+    vector env's pure-Python ledger (:mod:`widderkopf_env.vector.ledger`) pay this."""
+    if result is not None:
+        x = float(result.value if result.winner == 0 else -result.value)
+        if shaping:
+            cp = result.card_points
+            x += (cp[0] - cp[1] - shaped) / float(total)
+        return x, 0
+    if shaping:
+        diff = trick_points[0] - trick_points[1]
+        if diff != shaped:
+            return (diff - shaped) / float(total), diff
+    return 0.0, shaped
+
+
 class Episode:
     """A match being played as an episode.
 
@@ -185,25 +207,17 @@ class Episode:
     def settle(self) -> tuple[float, HandResult | None]:
         """:meth:`apply`'s return for the action just applied to :attr:`game`."""
         game = self.game
+        result = None
         if len(game.results) != self._hands:
             self._hands += 1
             result = game.results[-1]
-            x = float(result.value if result.winner == 0 else -result.value)
-            if self._shaping:
-                cp = result.card_points
-                x += (cp[0] - cp[1] - self._shaped) / float(game.variant.total_points)
-                self._shaped = 0
             if game.current is None:
                 self.over = True
-            return x, result
-        if self._shaping:
-            tp = game.trick_points
-            diff = tp[0] - tp[1]
-            if diff != self._shaped:
-                x = (diff - self._shaped) / float(game.variant.total_points)
-                self._shaped = diff
-                return x, None
-        return 0.0, None
+        elif not self._shaping:
+            return 0.0, None
+        x, self._shaped = move_reward(result, game.trick_points, self._shaped,
+                                      game.variant.total_points, self._shaping)
+        return x, result
 
     def _ends_episode(self, err: IllegalActionError) -> bool:
         action = as_int(err.action)

@@ -22,9 +22,9 @@ The latest finished hand of each game is in the ``res_*`` arrays (the
 :class:`~widderkopf_env.rules.HandResult` fields; ``res_count`` hands finished so far).
 
 Every method takes ``idx``, an int64 array of distinct game indices, and works on those
-games only, with whole-array numpy operations (no Python loop over games). :meth:`apply`
-does not check legality (that would cost a pass per step): :meth:`illegal` says which
-actions are not legal, and callers reject those first, as the vector env does. The deals come from a
+games only. :meth:`illegal` says which actions are not legal; callers reject those
+first, as the vector env does (:meth:`apply` raises ``ValueError`` for one, before
+anything changes). The deals come from a
 ``deal_source(idx, hand_no) -> (hand (k, 2) uint64, up (k, 10), down (k, 10))`` given at
 construction, so a match's later hands (R20 included) are dealt as they start.
 
@@ -36,40 +36,39 @@ scoring it with the variant's thresholds; its missing piles stay -1 (pile ``i`` 
 (``res_spitzer`` -1). ``variant`` and ``tables`` (its numbers as numpy values,
 :func:`~widderkopf_env.vector.tables.variant_tables`) are attributes of the batch.
 
-The compiled core: where the C accelerator is built (``widderkopf_env/_core.h``, bound in
-``_batch.c``), :meth:`apply`, the deal of each new hand and :func:`~.encode.encode` run in
-C over these same arrays, in place, one call per batch, on ``num_threads`` threads (an
-attribute; each thread owns whole games, so any count gives the same arrays). The numpy
-code here is the reference and the fallback (no compiler, or
-``WIDDERKOPF_PURE_PYTHON=1``); ``VecGame(..., accelerated=False)`` forces it for one batch,
-and the differential tests step both side by side. :data:`ACCELERATED` says whether the
-core is available. The core checks what it is given: an illegal action (which the numpy
-code would apply unchecked) or arrays out of range raise ``ValueError`` before anything
-changes.
+The compiled core: where the C core is built (``csrc/``, :mod:`widderkopf_env.compiled`),
+:meth:`apply`, the deal of each new hand and :func:`~.encode.encode` run in C over these
+same arrays, in place, one call per batch, on ``num_threads`` threads (an attribute; each
+thread owns whole games, so any count gives the same arrays). The core checks what it is
+given: an illegal action or arrays out of range raise ``ValueError`` before anything
+changes. :data:`ACCELERATED` says whether the core is available.
+
+The pure-Python fallback (no compiler, ``WIDDERKOPF_PURE_PYTHON=1``, or
+``VecGame(..., accelerated=False)`` for one batch) runs the rules' reference itself: each
+step loads every game of ``idx`` from its row into a :class:`~widderkopf_env.rules.PyGame`
+(:func:`~.rows.load`), applies the action with the PyGame's own legal set and
+:meth:`~widderkopf_env.rules.PyGame.apply` (a hand's end and scoring included), starts a
+new hand of a match with the PyGame's own hand start on the deal from ``deal_source``,
+and writes the rows back (:func:`~.rows.store`). The differential tests step it beside
+the core, so they tie the C core to the reference. Why this design rather than a batched
+numpy twin of the rules: each rule procedure then has two homes, the reference (read by
+the single-game envs, the agents and the docs too) and the C core; a batched twin would
+be a third copy or, to keep two, would have to replace the reference, turning every
+single-game reader onto arrays. The arrays stay the whole state (the env's snapshot and
+rollback, copies and pickles read them), so nothing is cached between steps. The price
+is speed, a few Python calls per game and step: the fallback serves machines without a
+compiler, and the tests.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..cards import ESCALATE, NUM_ACTIONS, PILES, TRUMP_ACTION, get_variant
+from ..cards import NUM_ACTIONS, PILES, from_bits, get_variant
 from ..game_encoder import CORE as _core
-from ..rules import Phase
-from .tables import (
-    ANSWER_BITS,
-    BEATS_NP,
-    BIT,
-    CARD_BIT,
-    ESC_BIT,
-    FOLLOW_NP,
-    POINTS_NP,
-    SPITZER_NP,
-    TRUMP_BITS,
-    U64,
-    ZERO,
-    unpack_bits,
-    variant_tables,
-)
+from ..rules import IllegalActionError, Phase
+from . import rows
+from .tables import BIT, U64, ZERO, unpack_bits, variant_tables
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
 #: Actions of one hand at most: trump, two discards, 34 cards, 4 escalations, 4 answers.
@@ -82,6 +81,8 @@ _RESULT_SCALAR = ("res_count", "res_hand", "res_dealer", "res_trump", "res_spitz
                   "res_winner", "res_crack_level", "res_value")
 _RESULT_PAIR = ("res_card_points", "res_trick_points", "res_discards", "res_scores")
 _RESULT_BOOL = ("res_schneider", "res_schwarz")
+#: What ``PyGame.escalation_rights`` reads: all that :meth:`VecGame.escalation_rights` loads.
+_RIGHTS_FIELDS = ("phase", "level", "cracker", "played")
 #: Whether the compiled core (C) is available to step batches.
 ACCELERATED: bool = _core is not None
 
@@ -106,9 +107,6 @@ class VecGame:
             raise ValueError(f"the deal source deals the variant {dealt.name!r}, the games "
                              f"play {v.name!r}: give both the same variant")
         self.tables = variant_tables(v)
-        # the variant's numbers, read per finished hand and trick
-        self._tricks, self._win, self._total = v.tricks, v.win_points, v.total_points
-        self._schneider, self._spitzer = v.schneider_points, v.spitzer
         for name in _PAIR:
             setattr(self, name, np.zeros((n, 2), U64))
         for name in _PAIR_INT + _RESULT_PAIR:
@@ -165,57 +163,25 @@ class VecGame:
                                   np.ascontiguousarray(up, np.int64),
                                   np.ascontiguousarray(down, np.int64))
             return
-        dealer = self.first_dealer[idx] ^ (hand_no & 1)
-        s = self.scores[idx]
-        chooser = np.where(s[:, 0] != s[:, 1], (s[:, 0] > s[:, 1]).astype(np.int64), 1 - dealer)
-        self.dealer[idx], self.chooser[idx] = dealer, chooser
-        self.phase[idx], self.current[idx], self.trump[idx] = TRUMP, chooser, -1
-        self.hand[idx], self.up[idx], self.down[idx] = hand, up, down
-        self.deal_up[idx], self.deal_down[idx], self.hlen[idx] = up, down, 0
-        upbits = np.stack([np.bitwise_or.reduce(CARD_BIT[up[:, :PILES]], axis=1),
-                           np.bitwise_or.reduce(CARD_BIT[up[:, PILES:]], axis=1)], axis=1)
-        self.upbits[idx] = self.covered[idx] = upbits
-        self.discard[idx] = -1
-        self.won[idx] = self.played[idx] = ZERO
-        self.trick_points[idx] = 0
-        self.lead[idx] = self.lead_pile[idx] = -1
-        self.leader[idx] = 1 - dealer
-        self.ntricks[idx] = 0
-        self.tricks[idx] = -1
-        self.level[idx], self.cracker[idx], self.recracker[idx] = 0, -1, -1
-        self.compute_legal(idx)
+        up, down = np.asarray(up, np.int64), np.asarray(down, np.int64)
+        k = self.variant.piles  # each deal as the reference takes it: card ids, piles dealt
+        deals = [((from_bits(h0), u[:k], d[:k]), (from_bits(h1), u[PILES:PILES + k],
+                                                 d[PILES:PILES + k]))
+                 for (h0, h1), u, d in zip(np.asarray(hand).tolist(), up.tolist(),
+                                           down.tolist(), strict=True)]
+        games = rows.load(self, idx, next_deals=deals)
+        for g in games:
+            g._start_hand()  # the reference's start of a hand, from the deal given
+        rows.store(self, idx, games)
+        self.deal_up[idx], self.deal_down[idx] = up, down  # the hand's public record
 
     # --- queries -------------------------------------------------------------------------
 
-    def may_escalate(self, idx, player) -> np.ndarray:
-        """Whether ``player`` (per game) still holds the right to the next escalation (R11),
-        as :meth:`Game.may_escalate <widderkopf_env.rules.Game.may_escalate>`."""
-        level, cracker = self.level[idx], self.cracker[idx]
-        turn = np.where(level % 2 == 0, cracker, 1 - cracker)
-        return ((level < 4) & (self.played[idx, player] == ZERO) & (self.phase[idx] != OVER)
-                & ((level == 0) | (player == turn)))
-
     def escalation_rights(self, idx) -> np.ndarray:
-        """(k, 2) bool: ``Game.escalation_rights()`` per game."""
-        both = (self.played[idx, 0] != ZERO) & (self.played[idx, 1] != ZERO)
-        zeros = np.zeros(len(idx), np.int64)
-        rights = np.stack([self.may_escalate(idx, zeros), self.may_escalate(idx, zeros + 1)], 1)
-        rights[both] = False
-        return rights
-
-    def compute_legal(self, idx) -> None:
-        """Refresh ``legal[idx]`` from the state (as ``Game._compute_legal``)."""
-        phase, p = self.phase[idx], np.maximum(self.current[idx], 0)
-        hand = self.hand[idx, p]
-        base = hand | self.upbits[idx, p]
-        lead = self.lead[idx]
-        follow = base & FOLLOW_NP[np.maximum(self.trump[idx], 0), np.maximum(lead, 0)]
-        play = np.where((lead >= 0) & (follow != ZERO), follow, base)
-        play |= np.where(self.may_escalate(idx, p), ESC_BIT, ZERO)
-        self.legal[idx] = np.select(
-            [phase == PLAY, phase == ANSWER, phase == DISCARD, phase == TRUMP],
-            [play, np.broadcast_to(ANSWER_BITS, play.shape), hand,
-             np.broadcast_to(TRUMP_BITS, play.shape)], ZERO)
+        """(k, 2) bool: the reference's ``PyGame.escalation_rights()`` of each game of
+        ``idx`` (R11), read from the arrays (either engine)."""
+        games = rows.load(self, idx, _RIGHTS_FIELDS)
+        return np.array([g.escalation_rights() for g in games], bool).reshape(-1, 2)
 
     def illegal(self, idx, actions) -> np.ndarray:
         """Bool per game: ``actions`` (ints in 0..41) is not legal now."""
@@ -238,146 +204,19 @@ class VecGame:
             if k:  # hands ended and their matches go on: deal them, all in one call
                 self.start_hands(self._need[:k].copy())
             return
-        n = self.hlen[idx]
-        self.history[idx, n] = a
-        self.hlen[idx] = n + 1
-        phase = self.phase[idx]
-        is_play = phase == PLAY
-        card = is_play & (a < TRUMP_ACTION)
-        self._play(idx[card], a[card])
-        if not card.all():  # the rarer decisions: escalations, answers, discards, trumps
-            esc = is_play & (a == ESCALATE)
-            if esc.any():
-                self._escalate_due(idx[esc])
-            ans = phase == ANSWER
-            if ans.any():
-                self._answer(idx[ans], a[ans] == ESCALATE)
-            dis = phase == DISCARD
-            if dis.any():
-                self._discard(idx[dis], a[dis])
-            tr = phase == TRUMP
-            j = idx[tr]
-            self.trump[j] = a[tr] - TRUMP_ACTION
-            self.phase[j], self.current[j] = DISCARD, 1 - self.dealer[j]
-        over = self.phase[idx] == OVER
-        if over.any():
-            self.legal[idx[over]] = ZERO
-            idx = idx[~over]
-        self.compute_legal(idx)
-
-    def _raise_level(self, idx, player) -> None:
-        level = self.level[idx] + 1
-        self.level[idx] = level
-        self.cracker[idx] = np.where(level == 1, player, self.cracker[idx])
-        self.recracker[idx] = np.where(level == 2, player, self.recracker[idx])
-
-    def _escalate_due(self, idx) -> None:
-        due = self.current[idx]
-        self._raise_level(idx, due)
-        other = 1 - due
-        answer = self.may_escalate(idx, other)  # R11 step 2: the other player answers
-        self.phase[idx[answer]], self.current[idx[answer]] = ANSWER, other[answer]
-
-    def _answer(self, idx, escalate) -> None:
-        j = idx[escalate]
-        self._raise_level(j, self.current[j])
-        self.phase[idx], self.current[idx] = PLAY, 1 - self.current[idx]
-
-    def _discard(self, idx, card) -> None:
-        p = self.current[idx]
-        self.hand[idx, p] ^= BIT[card]
-        self.discard[idx, p] = card
-        last = p == self.dealer[idx]
-        j = idx[last]
-        self.phase[j], self.current[j] = PLAY, 1 - self.dealer[j]
-        k = idx[~last]
-        self.current[k] = self.dealer[k]
-
-    def _play(self, idx, card) -> None:
-        if not len(idx):
-            return
-        p = self.current[idx]
-        bit = BIT[card]
-        mine = 2 * idx + p  # flat indices into the (N, 2) arrays: faster than [idx, p]
-        hand = self.hand.reshape(-1)
-        held = hand[mine]
-        in_hand = (held & bit) != ZERO
-        hand[mine] = held ^ np.where(in_hand, bit, ZERO)
-        pile = np.full(len(idx), -1, np.int64)
-        j, pj, cj = idx[~in_hand], p[~in_hand], card[~in_hand]
-        if len(j):  # a face-up card from pile i (R13); what lies under it turns over later
-            self.upbits[j, pj] ^= BIT[cj]
-            i = np.argmax(self.up[j] == cj[:, None], axis=1)
-            self.up[j, i] = -1
-            has_down = self.down[j, i] >= 0
-            self.covered[j, pj] &= np.where(has_down, ~BIT[cj], ~ZERO)
-            pile[~in_hand] = np.where(has_down, i, -1)
-        played = self.played.reshape(-1)
-        played[mine] |= bit
-        leading = self.lead[idx] < 0
-        j = idx[leading]
-        self.lead[j], self.lead_pile[j], self.current[j] = card[leading], pile[leading], 1 - p[leading]
-        second = ~leading
-        if second.any():
-            self._close_trick(idx[second], p[second], card[second], pile[second])
-
-    def _close_trick(self, idx, p, card, pile) -> None:
-        lead, leader = self.lead[idx], 1 - p
-        winner = np.where(BEATS_NP[self.trump[idx], lead, card], p, leader)
-        self.won[idx, winner] |= BIT[lead] | BIT[card]
-        self.trick_points[idx, winner] += POINTS_NP[lead] + POINTS_NP[card]
-        t = self.ntricks[idx]
-        self.tricks[idx, t] = np.stack([leader, lead, card, winner], axis=1)
-        self.ntricks[idx] = t + 1
-        for piles in (self.lead_pile[idx], pile):
-            turn = piles >= 0
-            if turn.any():
-                self._turn_over(idx[turn], piles[turn])
-        self.lead[idx] = self.lead_pile[idx] = -1
-        done = t + 1 == self._tricks
-        if done.any():
-            self._finish_hand(idx[done])
-            idx, winner = idx[~done], winner[~done]
-        self.current[idx] = self.leader[idx] = winner
-
-    def _turn_over(self, idx, pile) -> None:
-        card = self.down[idx, pile]
-        self.down[idx, pile], self.up[idx, pile] = -1, card
-        self.upbits[idx, pile // PILES] |= BIT[card]
-
-    def _finish_hand(self, idx) -> None:
-        if not len(idx):
-            return
-        trump, disc = self.trump[idx], self.discard[idx]
-        tp = self.trick_points[idx]
-        pts = tp + POINTS_NP[disc[:, ::-1]]  # each player's pile holds the other's discard
-        rows = np.arange(len(idx))
-        if self._spitzer:
-            pile0 = self.won[idx, 0] | BIT[disc[:, 1]]
-            spitzer = np.where((pile0 & BIT[SPITZER_NP[trump]]) != ZERO, 0, 1)
-            pts[rows, spitzer] += 1
-        else:  # a variant without 7s has no Spitzer (-1)
-            spitzer = np.full(len(idx), -1, np.int64)
-        winner = np.where(pts[:, 0] >= self._win, 0, 1)
-        best = pts[rows, winner]
-        value = self.tables.hand_value[self.level[idx], best]
-        self.scores[idx, winner] += value
-        self.res_count[idx] += 1
-        self.res_hand[idx], self.res_dealer[idx], self.res_trump[idx] = (
-            self.hand_no[idx], self.dealer[idx], trump)
-        self.res_card_points[idx], self.res_trick_points[idx] = pts, tp
-        self.res_discards[idx], self.res_spitzer[idx], self.res_winner[idx] = disc, spitzer, winner
-        self.res_crack_level[idx] = self.level[idx]
-        self.res_schneider[idx] = (best >= self._schneider) & (best < self._total)
-        self.res_schwarz[idx] = best == self._total
-        self.res_value[idx], self.res_scores[idx] = value, self.scores[idx]
-        self.hand_no[idx] += 1
-        s = self.scores[idx]
-        over = (self.hand_no[idx] >= self.num_hands[idx]) & (s[:, 0] != s[:, 1])
-        j = idx[over]
-        self.phase[j], self.current[j] = OVER, -1
-        if not over.all():
-            self.start_hands(idx[~over])
+        games = rows.load(self, idx)
+        for i, g, action in zip(idx.tolist(), games, a.tolist(), strict=True):
+            try:
+                g.apply(action)  # the reference's legal set and move (a hand's end too)
+            except IllegalActionError as err:  # raised before any row is written
+                raise IllegalActionError(f"game {i}: {err}; the batch is unchanged",
+                                         err.action, err.phase, err.legal) from None
+        hands = self.hand_no[idx]
+        self.history[idx, self.hlen[idx]] = a  # the hand's record (a new hand starts it over)
+        rows.store(self, idx, games)
+        dealt = idx[(self.hand_no[idx] != hands) & (self.phase[idx] != OVER)]
+        if len(dealt):  # hands ended and their matches go on: deal them from the deal source
+            self.start_hands(dealt)
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -6,12 +6,21 @@ into plain Python ints and lists with the scalar engine's field names, so that
 :class:`~widderkopf_env.agent.Agent` reads (one game at a time: the slow path for
 opponents that are not vectorised), and tests can compare a batch with scalar games
 field by field.
+
+:func:`load` and :func:`store` carry games between a batch's rows and the rules'
+reference, :class:`~widderkopf_env.rules.PyGame`: the batch's pure-Python fallback steps
+each game by loading it, moving it with the reference's own methods and storing it back.
 """
 
 from __future__ import annotations
 
-from ..engine_types import Phase
-from ..rules import HandResult
+from itertools import chain
+from operator import attrgetter
+
+import numpy as np
+
+from ..engine_types import RESULT_FIELDS, STATE_FIELDS, Phase
+from ..rules import HandResult, PyGame
 from ..view import PlayerView
 
 OVER = Phase.OVER
@@ -36,7 +45,7 @@ class GameRow:
         self.tricks = [tuple(int(x) for x in t) for t in game.tricks[i, :game.ntricks[i]]]
         self.legal_mask = int(game.legal[i])
         self._rights = tuple(bool(x) for x in game.escalation_rights([i])[0])
-        self.results = [] if not game.res_count[i] else [_result(game, i)]
+        self.results = [] if not game.res_count[i] else [hand_result(game, i)]
         # the hand's public record: its deal's piles and its actions (hands not needed)
         up, down = game.deal_up[i].tolist(), game.deal_down[i].tolist()
         k = game.variant.piles  # the piles dealt (a variant's missing ones are -1)
@@ -51,7 +60,8 @@ class GameRow:
         return PlayerView.of(self, player)
 
 
-def _result(game, i: int) -> HandResult:
+def hand_result(game, i: int) -> HandResult:
+    """The latest finished hand of game ``i`` (its ``res_*`` arrays) as a HandResult."""
     def pair(name):
         return tuple(int(x) for x in getattr(game, name)[i])
 
@@ -61,3 +71,93 @@ def _result(game, i: int) -> HandResult:
         int(game.res_spitzer[i]), int(game.res_winner[i]), int(game.res_crack_level[i]),
         bool(game.res_schneider[i]), bool(game.res_schwarz[i]), int(game.res_value[i]),
         pair("res_scores"))
+
+
+# --- the reference's games over a batch's rows ----------------------------------------------
+
+#: What a loaded game holds: every state field of a PyGame but ``_legal`` (it computes it).
+FIELDS = tuple(f for f in STATE_FIELDS if f != "_legal")
+#: The fields held as ints, and as per-player (or per-pile) lists, with the batch's names.
+_INTS = ("num_hands", "first_dealer", "hand_no", "dealer", "phase", "trump", "chooser",
+         "lead", "lead_pile", "leader", "level", "cracker", "recracker")
+_LISTS = ("scores", "hand", "up", "down", "upbits", "covered", "discard", "won",
+          "trick_points", "played")
+_NO_TRICK = (-1,) * 4
+
+
+def _column(game, idx, name: str, next_deals) -> list:
+    """Field ``name`` of games ``idx`` as a PyGame holds it, one value per game."""
+    if name in _INTS or name in _LISTS:
+        return getattr(game, name)[idx].tolist()
+    if name == "current":
+        return [None if c < 0 else c for c in game.current[idx].tolist()]
+    if name == "initial_scores":
+        return [tuple(s) for s in game.initial_scores[idx].tolist()]
+    # the records: as many placeholders as entries (module section above)
+    if name == "history":  # the live hand's actions: hand_start is 0
+        return [[None] * n for n in game.hlen[idx].tolist()]
+    if name == "tricks":
+        return [[None] * n for n in game.ntricks[idx].tolist()]
+    if name == "results":
+        return [[None] * n for n in game.res_count[idx].tolist()]
+    if name == "deals":  # the hands dealt, then the deal of the hand about to begin
+        hands = game.hand_no[idx].tolist()
+        if next_deals is None:
+            return [[None] * (h + 1) for h in hands]
+        return [[None] * h + [d] for h, d in zip(hands, next_deals, strict=True)]
+    if name == "variant":
+        return [game.variant] * len(idx)
+    if name in ("seed", "hand_start"):
+        return [0] * len(idx)
+    raise KeyError(f"no column for the PyGame field {name!r}")
+
+
+def load(game, idx, fields=FIELDS, next_deals=None) -> list[PyGame]:
+    """Games ``idx`` of ``game`` (a :class:`~widderkopf_env.vector.engine.VecGame`) as
+    :class:`~widderkopf_env.rules.PyGame` objects, the rules' reference, holding ``fields``
+    (the default: all; a method that reads fewer may be given fewer).
+
+    The live hand is the game's whole history (``hand_start`` 0). The records that the
+    rules append to and never read back (``history``, ``tricks``, ``results``, ``deals``)
+    hold a None per entry, but for ``next_deals[r]``, the deal of the hand about to begin
+    in game ``idx[r]`` (card ids, as :func:`~widderkopf_env.deals.seeded_variant_deal`
+    gives them), if given; the seed is 0 (a hand the reference starts without a deal given
+    is dealt from it: the batch deals that hand again from its deal source).
+    :func:`store` writes back what the reference changed and appended."""
+    idx = np.asarray(idx, np.int64)
+    columns = [_column(game, idx, name, next_deals) for name in fields]
+    make = PyGame._from_fields
+    return [make(dict(zip(fields, values, strict=True)))
+            for values in zip(*columns, strict=True)]
+
+
+def store(game, idx, games) -> None:
+    """Write each of ``games`` (loaded by :func:`load`, then moved by the reference) into
+    its row of ``idx``: the state, the legal set, the trick record, a hand result it
+    appended, and the length of the hand's history (the batch records the actions)."""
+    if not games:
+        return
+    idx = np.asarray(idx, np.int64)
+    ints, lists = attrgetter(*_INTS), attrgetter(*_LISTS, "initial_scores")
+    numbers = [(*ints(g), *chain.from_iterable(lists(g)),
+                -1 if g.current is None else g.current, g.legal_mask,
+                len(g.history) - g.hand_start, len(g.tricks), len(g.results)) for g in games]
+    flat = np.fromiter(chain.from_iterable(numbers), np.int64,  # each row's numbers in order
+                       len(games) * len(numbers[0])).reshape(len(games), -1)
+    j = 0
+    for name in _INTS + _LISTS + ("initial_scores", "current", "legal", "hlen", "ntricks",
+                                  "res_count"):
+        array = getattr(game, name)
+        width = array.shape[1] if array.ndim == 2 else 0
+        array[idx] = flat[:, j:j + width] if width else flat[:, j]
+        j += width or 1
+    ntricks = flat[:, -2]
+    game.tricks[idx[ntricks == 0]] = _NO_TRICK  # a new hand: no trick yet
+    closed = [r for r, g in enumerate(games) if g.tricks and g.tricks[-1] is not None]
+    if closed:  # a trick each of these moves closed
+        game.tricks[idx[closed], [ntricks[r] - 1 for r in closed]] = [
+            games[r].tricks[-1] for r in closed]
+    for r, g in enumerate(games):
+        if g.results and g.results[-1] is not None:  # a hand this move ended
+            for name in RESULT_FIELDS:  # HandResult field x in the array res_x
+                getattr(game, "res_" + name)[idx[r]] = getattr(g.results[-1], name)
