@@ -172,10 +172,10 @@ class _Done(Exception):
 
 
 def test_run_shards_starts_writing_without_listing_every_index(tmp_path, monkeypatch):
-    from widderkopf_env.train import distill_data
+    from widderkopf_env.train import shards
 
     looked = []
-    real = distill_data.shard_path
+    real = shards.shard_path
 
     def counted(out, k):
         looked.append(k)
@@ -185,24 +185,24 @@ def test_run_shards_starts_writing_without_listing_every_index(tmp_path, monkeyp
     def job(args):
         raise _Done(args[0])
 
-    monkeypatch.setattr(distill_data, "shard_path", counted)
+    monkeypatch.setattr(shards, "shard_path", counted)
     with pytest.raises(_Done) as first:
-        distill_data.run_shards(tmp_path, 10**30, job, (), log=lambda *_: None)
+        shards.run_shards(tmp_path, 10**30, job, (), log=lambda *_: None)
     assert first.value.args == (0,)
 
 
 def test_run_shards_resumes_past_the_shards_that_exist(tmp_path):
-    from widderkopf_env.train import distill_data
+    from widderkopf_env.train import shards
 
     def job(args):
         k, out = args[:2]
         return k, out, {"x": np.full(k + 1, k)}
 
     lines = []
-    assert distill_data.run_shards(tmp_path, 2, job, (), log=lines.append) == 3
+    assert shards.run_shards(tmp_path, 2, job, (), log=lines.append) == 3
     (tmp_path / "shard_00003.npz").write_bytes(b"damaged")
     (tmp_path / "shard_00009.npz").write_bytes(b"not one of the 5 shards")
-    assert distill_data.run_shards(tmp_path, 5, job, (), log=lines.append) == 3 + 4 + 5
+    assert shards.run_shards(tmp_path, 5, job, (), log=lines.append) == 3 + 4 + 5
     assert any("2 of 5 shards exist already" in line for line in lines)
     assert any("damaged" in line and "shard_00003" in line for line in lines)
     assert (tmp_path / "shard_00009.npz").read_bytes() == b"not one of the 5 shards"

@@ -15,10 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from widderkopf_env.agents.shipped import NET_FILE
-from widderkopf_env.train import budget, recipe_run, train_cli
-from widderkopf_env.train.budget import BudgetTooSmall, Calibration, Plan, plan
-from widderkopf_env.train.recipe import RECIPES, Recipe
-from widderkopf_env.train.recipe_cli import report
+from widderkopf_env.train import train_cli
+from widderkopf_env.train.recipes import budget
+from widderkopf_env.train.recipes import run as recipe_run
+from widderkopf_env.train.recipes.budget import BudgetTooSmall, Calibration, Plan, plan
+from widderkopf_env.train.recipes.cli import report
+from widderkopf_env.train.recipes.recipe import RECIPES, Recipe
 
 NET, DEMO = RECIPES["net"], RECIPES["demo"]
 
@@ -194,7 +196,8 @@ def test_the_minutes_option_is_checked(capsys, tmp_path):
 
 
 def test_the_minutes_reach_the_run(tmp_path, monkeypatch, capsys):
-    from widderkopf_env.train import demo, recipe_cli
+    from widderkopf_env.train import demo
+    from widderkopf_env.train.recipes import cli as recipe_cli
 
     got = []
 
@@ -215,7 +218,8 @@ def test_the_demo_runs_its_smallest_run_where_its_default_budget_is_too_small(
         tmp_path, monkeypatch, capsys):
     """``make demo`` on a machine too slow for 5 minutes runs the smallest run (planned for
     the minutes it needs) instead of refusing; a budget asked for is kept to (exit 2)."""
-    from widderkopf_env.train import demo, recipe_run
+    from widderkopf_env.train import demo
+    from widderkopf_env.train.recipes import run as recipe_run
 
     got = []
 

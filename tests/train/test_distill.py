@@ -10,7 +10,8 @@ from widderkopf_env.agents import load_agent
 from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, PASS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 from widderkopf_env.train import distill, distill_cli
-from widderkopf_env.train.distill_data import FIELDS, generate, generate_shard, load_shards
+from widderkopf_env.train.distill_data import FIELDS, generate, generate_shard
+from widderkopf_env.train.shards import load_shards
 
 LEGAL, TRICKS_DONE = OFFSETS["legal_cards"][0], OFFSETS["tricks_done"][0]
 

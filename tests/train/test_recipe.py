@@ -14,9 +14,10 @@ from helpers import plays_legal_moves, usage_error
 from widderkopf_env.agents import load_agent
 from widderkopf_env.agents.heuristic import HeuristicAgent
 from widderkopf_env.agents.net_agent import NetAgent
-from widderkopf_env.train import recipe_run, train_cli
+from widderkopf_env.train import train_cli
 from widderkopf_env.train.distill_data import generate_shard
-from widderkopf_env.train.recipe import RECIPES, Recipe, RunState
+from widderkopf_env.train.recipes import run as recipe_run
+from widderkopf_env.train.recipes.recipe import RECIPES, Recipe, RunState
 from widderkopf_env.train.run_folder import RunFolderError
 
 # a recipe small enough for a test: every stage runs, on a handful of games
@@ -88,7 +89,7 @@ def test_every_file_the_docs_promise_is_in_the_run_folder(done):
 
     from helpers import ROOT
 
-    from widderkopf_env.train import recipe
+    from widderkopf_env.train.recipes import recipe
 
     out = done[0]
     page = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")

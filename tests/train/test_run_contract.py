@@ -15,7 +15,8 @@ pytest.importorskip("sb3_contrib")
 
 from test_recipe import TINY, stopped_in  # noqa: E402
 
-from widderkopf_env.train import recipe_run, train_cli  # noqa: E402
+from widderkopf_env.train import train_cli  # noqa: E402
+from widderkopf_env.train.recipes import run as recipe_run  # noqa: E402
 from widderkopf_env.train.run_folder import LOCK_NAME, RunFolderError, RunLock  # noqa: E402
 
 

@@ -5,15 +5,18 @@ end, and learning curves whose x axis is the run's (a 204,800-step run does not 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
-from widderkopf_env.train import evaluation, exploit, recipe_run, run_folder  # noqa: E402
+from widderkopf_env.train import evaluation, plots, run_folder  # noqa: E402
 from widderkopf_env.train.callbacks import TrainingRun  # noqa: E402
 from widderkopf_env.train.config import TrainConfig  # noqa: E402
 from widderkopf_env.train.ppo import parse_config, train  # noqa: E402
+from widderkopf_env.train.recipes import run as recipe_run  # noqa: E402
 
 RESULT = {"mean": 0.25, "ci95": [0.1, 0.4], "crack_rate": 0.3}
 
@@ -52,7 +55,7 @@ def captured(monkeypatch, module) -> list:
 
 
 def test_a_run_lists_its_files_last_and_its_curve_ends_with_it(tmp_path, monkeypatch, capsys):
-    figures = captured(monkeypatch, evaluation)
+    figures = captured(monkeypatch, run_folder)
     out = tmp_path / "run"
     summary = train(parse_config([
         "--out", str(out), "--total-steps", "128", "--net-arch", "8", "--n-envs", "1",
@@ -75,11 +78,11 @@ def test_a_run_lists_its_files_last_and_its_curve_ends_with_it(tmp_path, monkeyp
 
 
 def test_the_learning_curve_ends_with_the_run_not_at_crack_after(monkeypatch, tmp_path):
-    figures = captured(monkeypatch, evaluation)
+    figures = captured(monkeypatch, run_folder)
     history = [{"steps": s, "heuristic": RESULT, "random": RESULT}
                for s in (51_200, 102_400, 153_600, 204_800)]
-    evaluation.plot_learning_curve(history, tmp_path / "curve.png", crack_after=500_000)
-    evaluation.plot_learning_curve(history, tmp_path / "curve.png", crack_after=100_000)
+    plots.plot_learning_curve(history, tmp_path / "curve.png", crack_after=500_000)
+    plots.plot_learning_curve(history, tmp_path / "curve.png", crack_after=100_000)
     for fig in figures:
         assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
     labels = [[t.get_text() for t in fig.axes[0].get_legend().get_texts()] for fig in figures]
@@ -89,23 +92,24 @@ def test_the_learning_curve_ends_with_the_run_not_at_crack_after(monkeypatch, tm
 def test_the_recipe_curve_ends_with_the_run(monkeypatch, tmp_path):
     figures = captured(monkeypatch, run_folder)
     curve = [{"minutes": m, "heuristic": RESULT, "net": RESULT} for m in (2.5, 6.0, 12.5)]
-    recipe_run.plot_curve(curve, tmp_path / "curve.png", "net")
+    plots.plot_recipe_curve(curve, tmp_path / "curve.png", "net", recipe_run.OPPONENTS)
     [fig] = figures
     assert fig.axes[0].get_xlim() == pytest.approx((0, 12.5 * 1.02))
 
 
 def test_the_best_response_curve_ends_with_the_run(monkeypatch, tmp_path):
-    figures = captured(monkeypatch, exploit)
+    figures = captured(monkeypatch, run_folder)
     result = {"curve": [{"steps": s, **RESULT} for s in (51_200, 102_400, 204_800)],
               "steps": 204_800, "edge": {**RESULT, "pairs": 100}, "agent": "heuristic",
               "seed": 0, "settings": {"curve_pairs": 20}}
-    exploit.plot_curve(result, tmp_path / "curve.png")
+    plots.plot_best_response(result, tmp_path / "curve.png")
     [fig] = figures
     assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
 
 
 def test_a_recipe_run_labels_its_intervals_and_lists_its_files(tmp_path, monkeypatch, capsys):
-    from widderkopf_env.train import recipe_cli, train_cli
+    from widderkopf_env.train import train_cli
+    from widderkopf_env.train.recipes import cli as recipe_cli
 
     out = tmp_path / "run"
 
@@ -124,3 +128,16 @@ def test_a_recipe_run_labels_its_intervals_and_lists_its_files(tmp_path, monkeyp
            "vs heuristic +0.250 [+0.100, +0.400]" in lines
     assert "Ladder rating 1234, 95% CI [1200, 1270] (random = 0)." in lines
     assert lines[-1] == f"files written in {out}: agent.npz, recipe.json, summary.json"
+
+
+def test_the_curves_have_one_home_and_the_shards_another():
+    """Every figure of train/ is drawn in plots.py (run_folder.py only writes PNGs), and
+    shard files are named, written and read in shards.py alone."""
+    train = Path(run_folder.__file__).parent
+    sources = {p.relative_to(train).as_posix(): p.read_text() for p in train.rglob("*.py")}
+    drawing = sorted(n for n, text in sources.items() if "matplotlib" in text)
+    assert drawing == ["plots.py", "run_folder.py"], drawing
+    assert "subplots" not in sources["run_folder.py"]
+    naming = sorted(n for n, text in sources.items()
+                    if "shard_{" in text or "savez_compressed" in text or "def _header" in text)
+    assert naming == ["shards.py"], naming

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from widderkopf_env.train.distill_data import load_shards
+from widderkopf_env.train.shards import load_shards
 from widderkopf_env.train.value_data import FIELDS, generate_values
 from widderkopf_env.train.value_fit import (
     FLAGS,
@@ -137,8 +137,9 @@ def test_a_fit_starts_from_the_layers_it_is_given(shards):
 def test_the_recipe_s_second_fit_starts_from_the_first(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from widderkopf_env.agents.network_file import load_values
-    from widderkopf_env.train import recipe_run, value_fit
-    from widderkopf_env.train.recipe import Recipe
+    from widderkopf_env.train import value_fit
+    from widderkopf_env.train.recipes import run as recipe_run
+    from widderkopf_env.train.recipes.recipe import Recipe
 
     tiny = Recipe("tiny", clone_shards=1, clone_matches=1, clone_epochs=1,
                   values=((1, 2, 1, 4),), value_epochs=1, value_tricks=17,

@@ -17,7 +17,7 @@ from widderkopf_env.agents.solver import solve_actions, solve_value
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 from widderkopf_env.rules import PLAY
 from widderkopf_env.train import distill_cli, value_cli
-from widderkopf_env.train.distill_data import load_shards
+from widderkopf_env.train.shards import load_shards
 from widderkopf_env.train.value_data import FIELDS as VALUE_FIELDS
 from widderkopf_env.train.value_data import card_values, generate_values, value_shard
 

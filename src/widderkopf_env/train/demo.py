@@ -2,7 +2,7 @@
 
     python -m widderkopf_env.train.demo [--out DIR] [--pairs P] [--workers N] [--minutes M]
 
-Runs the ``demo`` recipe (``widderkopf-train --recipe demo``, :mod:`.recipe`): a policy
+Runs the ``demo`` recipe (``widderkopf-train --recipe demo``, :mod:`.recipes.recipe`): a policy
 network that imitates the heuristic bot, then a card-value network fitted to exact card
 values from its games, written as one agent file, ``DIR/agent.npz``, its sizes planned
 for ``--minutes`` (default 5) on this computer. Prints the strength
@@ -27,8 +27,8 @@ from widderkopf_env.checks import MAX_WORKERS
 from widderkopf_env.cli import integer, number, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
-from .budget import MAX_MINUTES, BudgetTooSmall
-from .recipe import RECIPES
+from .recipes.budget import MAX_MINUTES, BudgetTooSmall
+from .recipes.recipe import RECIPES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,8 +57,8 @@ def main(argv=None) -> int:
 
 
 def _run(args) -> int:
-    from .recipe_cli import report
-    from .recipe_run import run_recipe
+    from .recipes.cli import report
+    from .recipes.run import run_recipe
 
     out = args.out
     require_train_extra("the demo")

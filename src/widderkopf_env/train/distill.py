@@ -89,7 +89,7 @@ class PolicyRows:
         self._next += len(has)
 
     def batch(self, rows) -> dict[str, np.ndarray]:
-        """Rows ``rows`` as the arrays :func:`~.distill_data.load_shards` gives (``obs``
+        """Rows ``rows`` as the arrays :func:`~.shards.load_shards` gives (``obs``
         float32, ``mask``, ``action``, ``values``)."""
         rows = np.asarray(rows)
         values = np.full((len(rows), NUM_ACTIONS), np.nan, np.float32)
@@ -100,7 +100,7 @@ class PolicyRows:
 
     @classmethod
     def of(cls, data: dict, chunk: int = 65536) -> PolicyRows:
-        """From arrays in memory (:func:`~.distill_data.load_shards`)."""
+        """From arrays in memory (:func:`~.shards.load_shards`)."""
         scored = int((~np.isnan(data["values"]).all(axis=1)).sum())
         out = cls(len(data["action"]), scored)
         for i in range(0, len(out), chunk):
@@ -109,9 +109,9 @@ class PolicyRows:
 
 
 def load_policy_rows(dirs, max_shards: int | None = None) -> PolicyRows:
-    """The shards of the folders ``dirs`` (:func:`~.distill_data.load_shards`' choice),
+    """The shards of the folders ``dirs`` (:func:`~.shards.load_shards`' choice),
     read one at a time into a :class:`PolicyRows`."""
-    from .distill_data import read_shards
+    from .shards import read_shards
 
     def count(z) -> tuple[int, int]:  # rows, rows the expert scored
         values = z["values"]
@@ -125,7 +125,7 @@ def train(data: dict, hidden=(512, 512, 256), epochs: int = 40, batch: int = 512
           lr: float = 1e-3, tau: float = 4.0, soft: float = 0.5, seed: int = 0,
           patience: int = 4, init=None, escalation_weight: float = 1.0, log=print) -> dict:
     """Fit a network to ``data`` (:func:`load_policy_rows`, or the arrays of
-    :func:`~.distill_data.load_shards`); returns the
+    :func:`~.shards.load_shards`); returns the
     weights dict of :class:`~widderkopf_env.agents.numpy_net.PolicySnapshot` (canonical,
     ReLU). ``init``: a weights dict of the same shape to start from (e.g. the shipped PPO policy); positions where an
     escalation or a pass is legal weigh ``escalation_weight`` in the loss."""

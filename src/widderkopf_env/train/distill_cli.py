@@ -44,9 +44,10 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill import load_policy_rows
-from .distill_data import EXPERTS, MAX_MATCHES, MAX_SAMPLES, generate, whole
+from .distill_data import EXPERTS, MAX_MATCHES, MAX_SAMPLES, generate
 from .export import init_file, network_file_arg
 from .run_folder import RunFolder
+from .shards import whole
 
 __all__ = ["DistillGenerateSettings", "DistillTrainSettings", "FitSettings", "ShardSettings",
            "fit_policy", "generate_shards", "main", "parser"]
@@ -142,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
 
 def generate_shards(s: DistillGenerateSettings, log=print, keep=whole, on_shard=None) -> int:
     """Write the shards of ``s`` (keeping whole finished ones: ``keep`` and ``on_shard`` as
-    in :func:`~.distill_data.run_shards`); the number of positions written."""
+    in :func:`~.shards.run_shards`); the number of positions written."""
     return generate(s.out, s.shards, s.seed, s.matches, s.samples, s.mix, s.workers, s.policy,
                     s.expert, log=log, keep=keep, on_shard=on_shard)
 

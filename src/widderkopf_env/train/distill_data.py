@@ -11,16 +11,15 @@ expert's most of the time, else the heuristic's or a random legal one (``mix``),
 DAgger rounds, the current network's: the data covers the positions a learner reaches,
 not only those the expert would.
 
-Shards are ``shard_00042.npz`` files written atomically and durably (a temporary file,
-fsynced, renamed over), so an interrupted run resumes where it stopped: :func:`generate`
-keeps the shards that read back whole and writes the others again. Shard ``k`` of seed ``s`` is the same file whatever the number of workers.
+Shards are written and read by :mod:`.shards` (atomically and durably), so an interrupted
+run resumes where it stopped: :func:`generate` keeps the shards that read back whole and
+writes the others again. Shard ``k`` of seed ``s`` is the same file whatever the number
+of workers.
 """
 
 from __future__ import annotations
 
-import io
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,20 +31,15 @@ from widderkopf_env.cards import NUM_ACTIONS
 from widderkopf_env.observation import OBS_SIZE, encode_with_mask
 from widderkopf_env.rules import Game
 
-from . import run_folder
+from .shards import run_shards, whole
 
-__all__ = ["EXPERTS", "FIELDS", "MAX_MATCHES", "MAX_SAMPLES", "generate", "generate_shard", "load_shards", "read_shards",
-           "run_shards", "shard_files", "shard_path"]
+__all__ = ["EXPERTS", "FIELDS", "MAX_MATCHES", "MAX_SAMPLES", "generate", "generate_shard"]
 
 #: Arrays of a shard, one row per labelled position.
 FIELDS = ("obs", "mask", "action", "values", "win", "phase")
 #: The most matches of one shard (its rows are held in memory until it is written, about
 #: 0.2 MB a match), and the most PIMC worlds per decision.
 MAX_MATCHES, MAX_SAMPLES = 1000, 10_000
-
-
-def shard_path(out: Path, k: int) -> Path:
-    return Path(out) / f"shard_{k:05d}.npz"
 
 
 #: The experts that label positions: PIMC with opponent inference, PIMC with uniform
@@ -132,24 +126,6 @@ def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
     }
 
 
-def _write(path: Path, data: dict) -> None:
-    """Shard ``data`` as ``path``, atomically and durably (:func:`.run_folder.write_atomic`)."""
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **data)
-    run_folder.write_atomic(path, buf.getvalue())
-
-
-def whole(path: Path) -> bool:
-    """Whether the shard ``path`` reads back whole (every array, the zip's checksums)."""
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            for name in z.files:
-                z[name]
-        return True
-    except Exception:  # whatever a damaged file makes numpy or zipfile raise
-        return False
-
-
 def _job(args) -> tuple[int, Path, dict]:
     k, out, seed, matches, samples, mix, policy_file, expert = args
     policy = None
@@ -158,143 +134,11 @@ def _job(args) -> tuple[int, Path, dict]:
     return k, out, generate_shard(k, seed, matches, samples, mix, policy, expert)
 
 
-def _timed(job):
-    """Run ``job(args)`` -> ``(k, out, data)``, write shard ``k``; ``(k, rows, seconds)``."""
-    fn, args = job
-    t0 = time.perf_counter()
-    k, out, data = fn(args)
-    _write(shard_path(out, k), data)
-    return k, len(next(iter(data.values()))), time.perf_counter() - t0
-
-
-def run_shards(out, shards: int, job, args, workers: int = 1, log=print, keep=whole,
-               on_shard=None) -> int:
-    """Write shards ``0..shards-1`` into ``out`` on ``workers`` processes (never more
-    than the shards to write): shard ``k`` is ``job((k, out, *args))`` -> ``(k, out,
-    arrays)``, written atomically. A shard already there is kept when ``keep(path)`` says
-    it is whole (default :func:`whole`), else written again; ``on_shard(path)`` is called
-    after each shard is written. Returns the number of rows written by this call.
-
-    Only the shard files that exist are looked at first; the shards to write are made
-    one at a time, so no list of ``shards`` entries is built."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    kept = set()
-    for k in _present(out, shards):
-        path = shard_path(out, k)
-        if path.is_file() and not path.is_symlink() and keep(path):
-            kept.add(k)
-            continue
-        log(f"damaged {path}: written again")
-        path.unlink()
-    if kept:
-        log(f"{len(kept)} of {shards} shards exist already in {out}; resuming")
-    count = shards - len(kept)
-    jobs = ((job, (k, out, *args)) for k in range(shards) if k not in kept)
-    workers = max(1, min(workers, count))
-    written, t0 = 0, time.perf_counter()
-    if workers == 1:
-        results = map(_timed, jobs)
-    else:
-        import multiprocessing as mp
-        pool = mp.Pool(workers)
-        results = pool.imap_unordered(_timed, jobs)
-    try:
-        for i, (k, n, dt) in enumerate(results, 1):
-            written += n
-            if on_shard is not None:
-                on_shard(shard_path(out, k))
-            el = time.perf_counter() - t0
-            log(f"shard {k}: {n} positions in {dt:.0f} s; {i}/{count} done, "
-                f"{written / el:.1f} positions/s, {el:.0f} s elapsed")
-    finally:
-        if workers > 1:
-            pool.terminate()
-    return written
-
-
-def _present(out: Path, shards: int) -> list[int]:
-    """The shards ``k < shards`` whose name is taken in ``out`` (by a file, a link or
-    anything else), in order: found by listing the folder, not by trying every ``k``."""
-    found = []
-    for path in out.iterdir():
-        stem = path.name.removeprefix("shard_").removesuffix(".npz")
-        if stem.isascii() and stem.isdigit() and int(stem) < shards \
-                and path.name == shard_path(out, int(stem)).name:
-            found.append(int(stem))
-    return sorted(found)
-
-
 def generate(out, shards: int, seed: int = 0, matches: int = 4, samples: int | None = None,
              mix=(0.7, 0.2, 0.1), workers: int = 1, policy_file=None, expert: str = "pimc",
              log=print, keep=whole, on_shard=None) -> int:
     """Write shards ``0..shards-1`` of ``seed`` into ``out`` (keeping whole finished ones:
-    ``keep`` and ``on_shard`` as in :func:`run_shards`), on ``workers`` processes.
+    ``keep`` and ``on_shard`` as in :func:`.shards.run_shards`), on ``workers`` processes.
     Returns the number of positions written by this call."""
     return run_shards(out, shards, _job, (seed, matches, samples, tuple(mix), policy_file,
                                           expert), workers, log, keep, on_shard)
-
-
-def shard_files(dirs, max_shards: int | None = None) -> list[Path]:
-    """The finished shards of the given folders (shards ``0..max_shards-1`` of each when
-    given), in order; FileNotFoundError if there are none."""
-    out = []
-    for d in ([dirs] if isinstance(dirs, (str, Path)) else dirs):
-        for path in sorted(Path(d).glob("shard_*.npz")):
-            if path.name.endswith(".tmp.npz"):
-                continue
-            if max_shards is not None and int(path.stem.split("_")[1]) >= max_shards:
-                continue
-            out.append(path)
-    if not out:
-        raise FileNotFoundError(f"no shards in {dirs}")
-    return out
-
-
-def _header(z, field: str) -> tuple[tuple, np.dtype]:
-    """Shape and dtype of array ``field`` of the open ``.npz`` ``z``, from its header."""
-    with z.zip.open(field + ".npy") as fp:
-        version = np.lib.format.read_magic(fp)
-        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                else np.lib.format.read_array_header_2_0)
-        shape, _fortran, dtype = read(fp)
-    return shape, dtype
-
-
-def load_shards(dirs, max_shards: int | None = None, fields=FIELDS) -> dict[str, np.ndarray]:
-    """The shards of the given folders (shards ``0..max_shards-1`` of each when given),
-    concatenated; ``fields``: the arrays to read. Each array is allocated once, from the
-    shards' headers, and filled shard by shard (no second copy of the data is held)."""
-    paths, heads = shard_files(dirs, max_shards), []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            heads.append({f: _header(z, f) for f in fields})
-    out = {}
-    for f in fields:
-        (_n, *tail), dtype = heads[0][f]
-        out[f] = np.empty((sum(h[f][0][0] for h in heads), *tail), dtype)
-    at = 0
-    for path, head in zip(paths, heads, strict=True):
-        with np.load(path, allow_pickle=False) as z:
-            for f in fields:
-                out[f][at:at + head[f][0][0]] = z[f]
-        at += head[fields[0]][0][0]
-    return out
-
-
-def read_shards(dirs, max_shards: int | None, fields, make, count=None):
-    """The shards of the given folders (as :func:`load_shards` chooses them) read one at a
-    time into rows: ``make(counts)`` makes the rows from ``count(shard)`` of each shard (an
-    open ``.npz``; default: its rows, from a header), and their ``put(at, *arrays)`` takes
-    each shard's arrays ``fields`` in turn. Only one shard's arrays are held at a time."""
-    paths, counts = shard_files(dirs, max_shards), []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            counts.append(_header(z, fields[0])[0][0] if count is None else count(z))
-    out, at = make(counts), 0
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = [z[f] for f in fields]
-        out.put(at, *arrays)
-        at += len(arrays[0])
-    return out

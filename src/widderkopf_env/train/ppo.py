@@ -436,7 +436,7 @@ def _finish(s: Session, final: dict, best: dict | None) -> dict:
     """The learning curve and summary.json, then the list of the run's files in the log;
     returns the summary."""
     from .callbacks import files_written
-    from .evaluation import plot_learning_curve
+    from .plots import plot_learning_curve
 
     cfg, run = s.cfg, s.run
     t = time.perf_counter()

@@ -1,5 +1,5 @@
 """``widderkopf-train``: one PPO run (:mod:`.ppo`), or with ``--recipe NAME`` a whole
-recipe from nothing to one agent file (:mod:`.recipe_cli`)."""
+recipe from nothing to one agent file (:mod:`.recipes.cli`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def main(argv=None) -> int:
     """The console script; returns the exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     if any(a == "--recipe" or a.startswith("--recipe=") for a in args):
-        from .recipe_cli import main as recipe_main
+        from .recipes.cli import main as recipe_main
 
         return recipe_main(args)
     from .ppo import main as ppo_main

@@ -35,9 +35,9 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill_cli import FitSettings, ShardSettings
-from .distill_data import whole
 from .export import network_file_arg
 from .run_folder import RunFolder
+from .shards import whole
 from .value_data import EXACT_TRICKS, MAX_GAMES, MAX_SEED
 
 __all__ = ["ValueDataSettings", "ValueFitSettings", "main", "parser", "value_shards"]
@@ -95,7 +95,7 @@ def parser() -> argparse.ArgumentParser:
 
 def value_shards(s: ValueDataSettings, log=print, keep=whole, on_shard=None) -> int:
     """Write the exact-value shards of ``s`` (keeping whole finished ones: ``keep`` and
-    ``on_shard`` as in :func:`~.distill_data.run_shards`); the number of positions written."""
+    ``on_shard`` as in :func:`~.shards.run_shards`); the number of positions written."""
     from .value_data import generate_values
 
     return generate_values(s.out, s.shards, s.seed, s.games, tuple(s.tricks), s.policy,

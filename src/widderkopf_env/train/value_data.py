@@ -27,7 +27,7 @@ instead of dozens. The position is stored as its observation and its
 view only (R8).
 
 Shards are written atomically and resumably by
-:func:`~.distill_data.run_shards`; shard ``k`` of seed ``s`` is the same file whatever
+:func:`~.shards.run_shards`; shard ``k`` of seed ``s`` is the same file whatever
 the number of workers.
 """
 
@@ -49,7 +49,7 @@ from widderkopf_env.game_encoder import encode_view_packed
 from widderkopf_env.observation import OBS_SIZE
 from widderkopf_env.rules import PLAY, Game
 
-from .distill_data import run_shards, whole
+from .shards import run_shards, whole
 
 #: The default exact depth: card values are solved exactly with at most this many tricks
 #: left (earlier positions: heuristic rollouts down to it).
@@ -163,7 +163,7 @@ def generate_values(out, shards: int, seed: int = 0, games: int = 200, tricks=(1
                     policy_file=None, random_share: float = 0.05, exact_tricks: int = EXACT_TRICKS,
                     workers: int = 1, log=print, keep=whole, on_shard=None) -> int:
     """Write value shards ``0..shards-1`` of ``seed`` into ``out`` (keeping whole
-    finished ones: ``keep`` and ``on_shard`` as in :func:`~.distill_data.run_shards`) on
+    finished ones: ``keep`` and ``on_shard`` as in :func:`~.shards.run_shards`) on
     ``workers`` processes; returns the number of positions written."""
     return run_shards(out, shards, _job, (seed, games, tuple(tricks), policy_file,
                                           random_share, exact_tricks), workers, log, keep,

@@ -159,9 +159,9 @@ class ValueData:
 
 
 def load_value_rows(dirs, max_shards: int | None = None, game_weight: float = 0.0) -> ValueData:
-    """The value shards of the folders ``dirs`` (``distill_data.load_shards``'s choice),
+    """The value shards of the folders ``dirs`` (``shards.load_shards``'s choice),
     read one at a time into a :class:`ValueData`."""
-    from .distill_data import read_shards
+    from .shards import read_shards
 
     return read_shards(dirs, max_shards, ("obs", "features", "values", "game"),
                        lambda counts: ValueData(sum(counts), game_weight))

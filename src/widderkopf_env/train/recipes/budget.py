@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, replace
 
 from widderkopf_env.cli import UsageError
 
+from ..run_folder import RunFolderError
 from .calibration import Calibration, block_key, calibrate, retimed
 from .recipe import STAGES, Recipe, ValueBlock
-from .run_folder import RunFolderError
 
 __all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
            "resize_round", "retimed", "run_plan"]

@@ -88,8 +88,8 @@ class _Timer:
 def _value_games(recipe: Recipe, policy: Path, seed: int, tmp: Path, timer: _Timer):
     """Seconds and positions per game of each of ``recipe``'s value blocks, played by
     ``policy`` (a network file), each block's shard written in ``tmp``."""
-    from .distill_data import load_shards
-    from .value_cli import ValueDataSettings, value_shards
+    from ..shards import load_shards
+    from ..value_cli import ValueDataSettings, value_shards
 
     value_game, value_rows, folders = {}, {}, []
     for i, b in enumerate(dict.fromkeys(recipe.values + recipe.values2)):
@@ -130,15 +130,15 @@ def calibrate(recipe: Recipe, seed: int = 0, log=None) -> Calibration:
     from widderkopf_env.agents.arena import run_duplicate
     from widderkopf_env.agents.network_file import save_policy
 
-    from . import value_data
-    from .distill_cli import (
+    from .. import value_data
+    from ..distill_cli import (
         DistillGenerateSettings,
         DistillTrainSettings,
         fit_policy,
         generate_shards,
     )
-    from .distill_data import load_shards
-    from .value_fit import fit_values
+    from ..shards import load_shards
+    from ..value_fit import fit_values
 
     quiet, timer = _quiet, _Timer()
 

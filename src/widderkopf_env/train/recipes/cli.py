@@ -1,5 +1,5 @@
 """The command line of a recipe run, ``widderkopf-train --recipe NAME``
-(:func:`.recipe_run.run_recipe`), and its closing report."""
+(:func:`.run.run_recipe`), and its closing report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .recipe import Recipe
-from .recipe_run import run_recipe
+from .run import run_recipe
 
 __all__ = ["build_parser", "main", "report"]
 
@@ -114,8 +114,8 @@ def main(argv=None) -> int:
         summary = run_recipe(recipe, out, args.seed, args.workers, args.force_restart,
                              args.progress, minutes=minutes or None)
         print(report(summary))
-        from .callbacks import files_written
-        from .run_folder import RunFolder
+        from ..callbacks import files_written
+        from ..run_folder import RunFolder
 
         print(files_written(RunFolder(out, "recipe")))  # read only: the run is over
         return 0

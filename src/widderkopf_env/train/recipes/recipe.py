@@ -8,15 +8,15 @@ A recipe is a fixed sequence of stages, each of which writes its outputs into th
 folder and records them (with their sha256) in ``recipe.json``:
 
 1. ``clone``: positions of heuristic play (a share of random moves for variety) labelled
-   with the heuristic's move (:mod:`.distill_data`, expert ``heuristic``), and a policy
-   network fitted to them (:func:`.distill.train`, hard targets). The network starts
+   with the heuristic's move (:mod:`..distill_data`, expert ``heuristic``), and a policy
+   network fitted to them (:func:`..distill.train`, hard targets). The network starts
    at about the heuristic's level instead of the random bot's.
 2. ``ppo`` (recipes with ``ppo_steps``; the shipped ones have none): PPO from that
    network (``widderkopf-train --init``, self-play or against the heuristic), in legs.
-3. ``values``: exact-value data from the policy's play (:mod:`.value_data`), in parallel
+3. ``values``: exact-value data from the policy's play (:mod:`..value_data`), in parallel
    over the workers; a block may value positions by the heuristic's rollouts down to a
    cheaper exact depth (early card play).
-4. ``fit``: the card-value network (:func:`.value_fit.fit_values`), written with the
+4. ``fit``: the card-value network (:func:`..value_fit.fit_values`), written with the
    policy as one network file, ``agent.npz`` (a :class:`~widderkopf_env.agents.net_agent.NetAgent`,
    as ``load_agent("net")``).
 5. ``values2`` and ``fit2`` (recipes with ``values2``): a second round in the manner of
@@ -37,7 +37,7 @@ A rerun of the same command after a kill or Ctrl-C goes on where the run stopped
 stage whose recorded outputs are intact is skipped, data stages keep the shards that
 match their recorded sha256 (and write the others again), PPO resumes from its newest
 checkpoint; a redone stage invalidates the data of the stages after it. The folder is a
-:class:`~.run_folder.RunFolder` (one process at a time; ``--force-restart`` deletes
+:class:`~..run_folder.RunFolder` (one process at a time; ``--force-restart`` deletes
 only a run's entries and starts afresh).
 """
 
@@ -52,8 +52,8 @@ from typing import NamedTuple
 
 from widderkopf_env.seeding import derive_seed
 
-from . import run_folder
-from .value_data import EXACT_TRICKS
+from .. import run_folder
+from ..value_data import EXACT_TRICKS
 
 __all__ = ["RECIPES", "Recipe", "RunState", "ValueBlock", "curve_seed"]
 

@@ -13,11 +13,12 @@ from widderkopf_env.agents.arena import run_duplicate
 from widderkopf_env.agents.network_file import load_policy, save_policy
 from widderkopf_env.seeding import derive_seed
 
-from . import run_folder
+from .. import run_folder
+from ..plots import plot_recipe_curve
+from ..run_folder import RunFolder, RunFolderError
 from .recipe import AGENT, STAGES, STATE, Recipe, RunState, curve_seed, sha256
-from .run_folder import RunFolder, RunFolderError
 
-__all__ = ["plot_curve", "run_recipe"]
+__all__ = ["run_recipe"]
 
 #: The opponents of every curve point and of the final evaluation.
 OPPONENTS = ("heuristic", "net")
@@ -30,7 +31,7 @@ def run_recipe(recipe: Recipe, out, seed: int = 0, workers: int = 1, force_resta
     terminal); ``log``: called with each line the stages write to ``recipe.log``;
     ``minutes``: the time budget the recipe's sizes are planned for (:mod:`.budget`; a
     run that goes on keeps its plan), None: the recipe's own sizes. Raises
-    :class:`~.run_folder.RunFolderError` when the folder holds something else (or another
+    :class:`~..run_folder.RunFolderError` when the folder holds something else (or another
     recipe's run, without ``force_restart``) or is in use, and
     :class:`~.budget.BudgetTooSmall` for a budget that cannot hold the smallest run."""
     out = Path(out)
@@ -248,7 +249,7 @@ class Pipeline:
     # -- stages ---------------------------------------------------------------------------
 
     def _clone(self, started: float) -> None:
-        from .distill_cli import (
+        from ..distill_cli import (
             DistillGenerateSettings,
             DistillTrainSettings,
             fit_policy,
@@ -288,8 +289,8 @@ class Pipeline:
     def _ppo(self, started: float) -> None:
         from dataclasses import replace
 
-        from .config import TrainConfig, config_of
-        from .ppo import train
+        from ..config import TrainConfig, config_of
+        from ..ppo import train
 
         r, folder = self.r, self.path("ppo")
         for leg in range(1, r.ppo_legs + 1):
@@ -324,7 +325,7 @@ class Pipeline:
 
     def _value_data(self, stage: str, blocks: tuple, player: Path, started: float) -> None:
         """Exact-value shards of ``blocks`` from the play of ``player`` (a network file)."""
-        from .value_cli import ValueDataSettings, value_shards
+        from ..value_cli import ValueDataSettings, value_shards
 
         total = sum(s for s, *_ in blocks)
         done = [0]
@@ -371,7 +372,7 @@ class Pipeline:
         """Fit the card-value network to the shards of ``data`` (``(stage, blocks)``),
         from the layers ``init`` if given, and write it with the policy network as the
         stage's agent file."""
-        from .value_fit import fit_values
+        from ..value_fit import fit_values
 
         r = self.r
         folders = [self.path(name, f"{b[2]}-{b[3]}") for name, blocks in data for b in blocks]
@@ -428,7 +429,8 @@ class Pipeline:
         self.state.save()
         self.log(f"curve: {label} at {point['minutes']:.1f} min: "
                  + ", ".join(f"vs {o} {point[o]['mean']:+.3f}" for o in OPPONENTS))
-        plot_curve(self.state.data["curve"], self.path("curve.png"), self.r.name)
+        plot_recipe_curve(self.state.data["curve"], self.path("curve.png"), self.r.name,
+                          OPPONENTS)
 
     def _summary(self) -> dict:
         """summary.json, written whenever a session ends (after a stop: the finished
@@ -473,28 +475,3 @@ def _read_json(path: Path):
 def _result(res) -> dict:
     return {"pairs": res.pairs, "mean": round(res.mean, 4),
             "ci95": [round(x, 4) for x in res.ci95]}
-
-
-def plot_curve(curve: list[dict], path, title: str) -> None:
-    """Game points per hand (95% CI bars) against wall-clock minutes, one line per opponent."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
-    x = [p["minutes"] for p in curve]
-    for opp, colour in zip(OPPONENTS, ("tab:red", "tab:purple"), strict=True):
-        y = [p[opp]["mean"] for p in curve]
-        err = [[p[opp]["mean"] - p[opp]["ci95"][0] for p in curve],
-               [p[opp]["ci95"][1] - p[opp]["mean"] for p in curve]]
-        ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=3, color=colour,
-                    label=f"vs {opp}")
-    ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_xlim(0, max(x, default=0) * 1.02 or 1.0)  # the run's minutes, no further
-    ax.set_xlabel("wall-clock minutes")
-    ax.set_ylabel("game points per hand (duplicate deals)")
-    ax.set_title(f"recipe {title}: strength against time")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best")
-    fig.tight_layout()
-    run_folder.save_png(fig, path)

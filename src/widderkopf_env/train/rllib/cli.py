@@ -41,8 +41,8 @@ from widderkopf_env.cli import (
 )
 from widderkopf_env.settings import add_options, setting
 
-from ..budget import MAX_MINUTES
 from ..config import MAX_ENVS, MAX_ROLLOUT
+from ..recipes.budget import MAX_MINUTES
 from ..run_folder import RunFolder
 from .league import (
     HEURISTIC,
