@@ -1,7 +1,8 @@
-"""The compiled core against the numpy engine: every decision of many random matches.
+"""The compiled core against the rules' reference: every decision of many random matches.
 
 Two :class:`VecGame` batches, one stepped in C (``accelerated=True``) and one by the
-numpy reference (``accelerated=False``), get the same deals (two deal sources with the
+pure-Python fallback (``accelerated=False``: each game moved by ``rules.PyGame``, the
+reference, its rewards by ``episode.move_reward``), get the same deals (two deal sources with the
 same generator seed, some games dealt from match seeds) and the same actions (random
 legal ones, escalating often, illegal ones offered to :meth:`VecGame.illegal` too). After
 every step every array of both batches is compared (state, legal set, trick record,
@@ -79,7 +80,7 @@ def pick(game: VecGame, rng) -> np.ndarray:
 
 @pytest.mark.parametrize("variant,threads", [("tiny", 1), ("small", 2), ("medium", 3),
                                              ("full", 1), ("full", 4)])
-def test_the_compiled_core_equals_the_numpy_engine_at_every_decision(variant, threads):
+def test_the_compiled_core_equals_the_reference_at_every_decision(variant, threads):
     rng = np.random.default_rng(len(variant) + threads)
     c, ref = games = pair(variant, seed=17 + threads, threads=threads)
     start(games, ref.all, rng)
@@ -125,7 +126,7 @@ def test_the_compact_form_is_the_documented_rounding():
     ("full", 1, np.float32, True), ("full", 3, np.uint8, False)])
 def test_the_fused_step_equals_apply_settle_and_deal(variant, threads, dtype, shaping):
     """The self-play env's step in C (:class:`FusedStep`) moves every game as
-    :meth:`VecGame.apply` of the numpy engine, settles rewards as the ledger, deals the
+    :meth:`VecGame.apply` of the reference, settles rewards as the ledger, deals the
     next hands and matches as the deal source (its generator's counters too), and writes
     the rows of :func:`encode`: the player to act's, the ended matches' last rows (the
     mover's, as over) apart; seeded matches' next hands are dealt by Python."""
@@ -208,9 +209,9 @@ def assert_same_info(a, b, where: str) -> None:
 
 
 @pytest.mark.parametrize("dtype,variant", [(np.float32, "full"), (np.uint8, "small")])
-def test_the_self_play_env_steps_as_on_the_numpy_engine(monkeypatch, dtype, variant):
-    """The self-play vector env on the compiled core (its one-pass step) and on the numpy
-    engine give the same observations, masks, rewards, ends and infos (final observations
+def test_the_self_play_env_steps_as_on_the_reference(monkeypatch, dtype, variant):
+    """The self-play vector env on the compiled core (its one-pass step) and on the
+    pure-Python fallback (the reference) give the same observations, masks, rewards, ends and infos (final observations
     and hand results included), over matches of two hands with shaping."""
     from widderkopf_env.vector import WidderkopfVectorEnv, engine
 
