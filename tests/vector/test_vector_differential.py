@@ -61,11 +61,10 @@ def assert_same(c: VecGame, ref: VecGame, where: str) -> None:
 def assert_same_observations(c: VecGame, ref: VecGame, rng, where: str) -> None:
     over = rng.random(N) < 0.1
     for p in (0, 1):
+        ref_obs, want_mask = encode(ref, ref.all, p, over, dtype=np.float32)
         for dtype in (np.float32, np.uint8):
             obs, mask = encode(c, c.all, p, over, dtype=dtype)
-            want, want_mask = encode(ref, ref.all, p, over, dtype=np.float32)
-            if dtype == np.uint8:
-                want = to_compact(want)
+            want = to_compact(ref_obs) if dtype == np.uint8 else ref_obs
             assert obs.dtype == dtype
             np.testing.assert_array_equal(obs, want, err_msg=f"player {p} {dtype} {where}")
             np.testing.assert_array_equal(mask, want_mask, err_msg=f"mask {p} {where}")
