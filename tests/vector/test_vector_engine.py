@@ -57,10 +57,10 @@ def assert_same(vg: VecGame, games, full_rows=()) -> None:
     for p in (0, 1):
         over = np.array([i % 3 == 0 for i in range(n)])  # also check the "ended early" path
         obs, mask = encode(vg, vg.all, p, over)
-        for i, g in enumerate(games):
-            o, m = encode_game(g, p, bool(over[i]))
-            np.testing.assert_array_equal(obs[i], o, err_msg=f"game {i} player {p}")
-            np.testing.assert_array_equal(mask[i], m, err_msg=f"game {i} player {p}")
+        want = [encode_game(g, p, bool(over[i])) for i, g in enumerate(games)]
+        wrong = (obs != np.stack([o for o, _ in want])).any(1) | (
+            mask != np.stack([m for _, m in want])).any(1)
+        assert not wrong.any(), f"games {np.flatnonzero(wrong)[:5].tolist()}, player {p}"
     for i in full_rows:
         row, g = GameRow(vg, i), games[i]
         for name in SCALARS + LISTS + ("current", "tricks"):
