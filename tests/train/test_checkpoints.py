@@ -38,7 +38,7 @@ def state_at(steps: int) -> dict:
 def model():
     from sb3_contrib import MaskablePPO
 
-    from widderkopf_env.train.ppo import make_vec_env
+    from widderkopf_env.train.build import make_vec_env
     cfg = parse_config(["--out", "/nonexistent/run", *TINY])
     return MaskablePPO("MlpPolicy", make_vec_env(cfg, 0), n_steps=64, batch_size=64,
                        policy_kwargs={"net_arch": [8]}, device="cpu")
@@ -233,7 +233,7 @@ def test_ctrl_c_inside_a_step_does_not_hang_the_workers_shutdown():
     ends the SubprocVecEnv's processes at once (a polite close would wait forever)."""
     import threading
 
-    from widderkopf_env.train.ppo import make_vec_env, stop_workers
+    from widderkopf_env.train.build import make_vec_env, stop_workers
 
     cfg = parse_config(["--out", "unused", "--n-envs", "2", "--vec-env", "subproc"])
     env = make_vec_env(cfg, 0)

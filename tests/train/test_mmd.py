@@ -16,8 +16,9 @@ pytest.importorskip("sb3_contrib")
 import torch as th  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from widderkopf_env.train.build import new_model  # noqa: E402
 from widderkopf_env.train.mmd import MMD, masked_kl  # noqa: E402
-from widderkopf_env.train.ppo import new_model, parse_config  # noqa: E402
+from widderkopf_env.train.ppo import parse_config  # noqa: E402
 from widderkopf_env.train.selfplay import SymmetricSelfPlayVecEnv  # noqa: E402
 
 

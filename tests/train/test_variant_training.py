@@ -16,12 +16,8 @@ pytest.importorskip("sb3_contrib")
 from widderkopf_env import VARIANTS  # noqa: E402
 from widderkopf_env.train import config as train_config  # noqa: E402
 from widderkopf_env.train import exploit as exploit_module  # noqa: E402
-from widderkopf_env.train.ppo import (  # noqa: E402
-    build_parser,
-    make_vec_env,
-    parse_config,
-    train_from_args,
-)
+from widderkopf_env.train.build import make_vec_env  # noqa: E402
+from widderkopf_env.train.ppo import build_parser, parse_config, train_from_args  # noqa: E402
 
 TINY_POINTS = VARIANTS["tiny"].total_points  # 17 card points in a tiny hand
 QUICK = ["--net-arch", "16,16", "--n-steps", "64", "--batch-size", "64", "--epochs", "1",
