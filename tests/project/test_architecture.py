@@ -4,7 +4,7 @@
 The core never imports the bots or the training code (the registry names the shipped bots
 by import path, as strings), the bots never import the training code, no module of the
 whole package takes part in an import cycle, no module imports another's private names,
-no module is over 500 lines, and the core works with src/widderkopf_env/agents/ and src/widderkopf_env/train/ missing
+no module and no C source (csrc/) is over 500 lines, and the core works with src/widderkopf_env/agents/ and src/widderkopf_env/train/ missing
 altogether.
 """
 
@@ -43,6 +43,8 @@ MODULES = {module_name(p): p for folder in LAYERS.values() for p in sorted(folde
 CORE = sorted(p for m, p in MODULES.items()
               if not m.startswith(("widderkopf_env.agents", "widderkopf_env.train")))
 AGENTS = sorted(p for m, p in MODULES.items() if m.startswith("widderkopf_env.agents"))
+#: The compiled core's C sources (csrc/ and its folders), under the same size rule.
+C_SOURCES = sorted(p for p in (ROOT / "csrc").rglob("*") if p.suffix in (".c", ".h"))
 
 
 def imports_of(path: Path, package: str | None = None) -> set[str]:
@@ -157,7 +159,12 @@ def test_the_cycle_check_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-@pytest.mark.parametrize("path", sorted(MODULES.values()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_size_rule_reads_the_c_sources():
+    assert {"core.h", "batch.c", "module.c"} <= {p.name for p in C_SOURCES}
+
+
+@pytest.mark.parametrize("path", sorted(MODULES.values()) + C_SOURCES,
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_is_over_500_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
