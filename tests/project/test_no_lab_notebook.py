@@ -28,9 +28,9 @@ PHRASES = re.compile("|".join((
 )), re.IGNORECASE)
 
 #: The shipped files and those that build, benchmark or regenerate them.
-FOLDERS = ("src", "bench", "scripts")
+FOLDERS = ("src", "csrc", "bench", "scripts")
 TOP_FILES = ("setup.py", "pyproject.toml", "Makefile", "MANIFEST.in")
-SUFFIXES = {".py", ".c", ".json", ".toml", ".txt", ".cfg", ".sh", ".in"}
+SUFFIXES = {".py", ".c", ".h", ".json", ".toml", ".txt", ".cfg", ".sh", ".in"}
 
 #: Notes allowed for a while, as (file or "<script> --help", the phrase found), while a
 #: change moves them to docs/EXPERIMENTS.md; remove an entry with its note.

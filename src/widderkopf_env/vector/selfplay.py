@@ -1,7 +1,7 @@
 """The self-play vector env's step on the compiled core, in one C call.
 
 :class:`FusedStep` moves every game of a :class:`~widderkopf_env.vector.engine.VecGame`
-(``_batch.c``'s ``vec_play``), settles each move's reward on the env's
+(``csrc/play.c``'s ``vec_play``), settles each move's reward on the env's
 :class:`~widderkopf_env.vector.ledger.VecRewardLedger`, deals the next hand or the next
 match of the games that need one from the :class:`~widderkopf_env.vector.deals.DealSource`'s
 counter-based generator, and writes every observation row and mask, on the batch's
