@@ -4,7 +4,8 @@
 ``vector_entry_point`` of ``Widderkopf-v0``). All N games live in one
 :class:`~widderkopf_env.vector.engine.VecGame`, stepped by the compiled core where it is
 built (in self-play the whole step, resets included, is one C call:
-:mod:`~widderkopf_env.vector.selfplay`) and by numpy operations otherwise.
+:mod:`~widderkopf_env.vector.selfplay`) and by the rules' reference otherwise (the
+pure-Python fallback of :mod:`~widderkopf_env.vector.engine`).
 
 Spaces: observations ``Box(0, 1, (N, 540), float32)``, the scalar encoder's vector per
 game; actions ``MultiDiscrete([42] * N)``, the engine's action ids. ``obs_dtype=np.uint8``
@@ -73,7 +74,7 @@ num_hands=num_hands, variant=variant)`` (every hand of it); every later episode
 generator keyed from ``s`` (:mod:`~widderkopf_env.vector.deals`: each game's deals depend
 on the key, the game and how many it has drawn), and two generators seeded from ``s``
 draw seats and drive the random opponent. Same seed and actions, same batch trajectory,
-on the compiled core and the numpy engine and with any ``num_threads``; later episodes
+on the compiled core and the pure-Python fallback and with any ``num_threads``; later episodes
 differ from the first. ``seed`` may also be a list of N ints
 (sub-env ``i`` gets ``Game.new(seed=seed[i])``). Seeds are non-negative ints (numpy
 integers too) of at most 4096 bits: a negative or huge one raises ``ValueError``,
