@@ -102,8 +102,9 @@ def definitions(path: Path) -> set[str]:
     out = set()
     for head, body in top_level(code_of(path.read_text(encoding="utf-8"))):
         words = IDENT.findall(head)
-        if not words or {"static", "extern", "typedef"} & set(words):
-            continue
+        if not words or {"static", "extern", "typedef"} & set(words) \
+                or (words[0] in ("enum", "struct", "union") and "{" in head):
+            continue  # the file's own, a declaration, or a type (enum constants too)
         if body is not None and "(" in head and "=" not in head:  # a function
             out.add(IDENT.findall(head[:head.index("(")])[-1])
         elif "(" not in head.split("=")[0]:  # a global: each declarator's name
@@ -161,6 +162,7 @@ def test_the_c_files_are_read():
     assert {"wk_bind", "wk_get_array", "wk_batch_rules", "wk_obs_layout"} <= definitions(
         CSRC / "bind.c")
     assert "wk_vec_play" in definitions(CSRC / "play.c")
+    assert definitions(CSRC / "state.h") == set()  # types and enum constants only
     assert "vec_apply" not in definitions(CSRC / "batch.c")  # static: the file's own
 
 
@@ -173,7 +175,8 @@ def test_the_dependencies_are_found(tmp_path, monkeypatch):
                                   "int a_call(int x) { return twice(x); } /* b_call */\n")
     (tmp_path / "b.c").write_text('#include "a.h"\nint b_call(int x) {\n'
                                   '    return a_call(x) + a_count; /* "c_call" */\n}\n')
-    (tmp_path / "c.c").write_text("static int c_call(void) { return 0; }\n"
+    (tmp_path / "c.c").write_text("enum { C_ONE, C_TWO };\nstruct pair { int a, b; };\n"
+                                  "static int c_call(void) { return 0; }\n"
                                   "int c_user(void) { const char *s = \"b_call\";\n"
                                   "    return c_call() + (s != 0); }\n")
     files = sorted(tmp_path.glob("*.[ch]"))
@@ -185,6 +188,8 @@ def test_the_dependencies_are_found(tmp_path, monkeypatch):
     assert graph == {"a.c": {"a.h", "b.c"}, "a.h": set(), "b.c": {"a.c", "a.h"},
                      "c.c": set(), "d.c": {"a.h"}}
     assert find_cycle(graph) == ["a.c", "b.c", "a.c"]
+    assert definitions(tmp_path / "c.c") == {"c_user"}
+    assert definitions(tmp_path / "a.c") == {"a_count", "a_call"}
 
 
 def test_no_circle_among_the_c_files_that_stay():
