@@ -93,7 +93,7 @@ def _column(game, idx, name: str, next_deals) -> list:
         return [None if c < 0 else c for c in game.current[idx].tolist()]
     if name == "initial_scores":
         return [tuple(s) for s in game.initial_scores[idx].tolist()]
-    # the records: as many placeholders as entries (module section above)
+    # the records: a None per entry (see load)
     if name == "history":  # the live hand's actions: hand_start is 0
         return [[None] * n for n in game.hlen[idx].tolist()]
     if name == "tricks":
@@ -118,11 +118,12 @@ def load(game, idx, fields=FIELDS, next_deals=None) -> list[PyGame]:
     (the default: all; a method that reads fewer may be given fewer).
 
     The live hand is the game's whole history (``hand_start`` 0). The records that the
-    rules append to and never read back (``history``, ``tricks``, ``results``, ``deals``)
-    hold a None per entry, but for ``next_deals[r]``, the deal of the hand about to begin
-    in game ``idx[r]`` (card ids, as :func:`~widderkopf_env.deals.seeded_variant_deal`
-    gives them), if given; the seed is 0 (a hand the reference starts without a deal given
-    is dealt from it: the batch deals that hand again from its deal source).
+    rules only append to and count (``history``, ``tricks``, ``results``) hold a None per
+    entry; so does ``deals``, one per hand dealt, then ``next_deals[r]`` if given: the deal
+    that the reference's hand start reads for the hand about to begin in game ``idx[r]``
+    (card ids, as :func:`~widderkopf_env.deals.seeded_variant_deal` gives them). The seed
+    is 0: a hand the reference starts without a deal given is dealt from it, and the batch
+    deals that hand again from its deal source.
     :func:`store` writes back what the reference changed and appended."""
     idx = np.asarray(idx, np.int64)
     columns = [_column(game, idx, name, next_deals) for name in fields]
