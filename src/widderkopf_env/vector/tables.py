@@ -1,8 +1,9 @@
-"""The rule tables of :mod:`widderkopf_env.cards` as numpy arrays (built at import).
+"""The card tables of :mod:`widderkopf_env.cards` as numpy arrays (built at import), for
+the batch's encoder, its deal source and the compiled core's set-up.
 
 Nothing here is rule knowledge of its own: every array is a conversion of a table or a
-function of ``cards.py``, so the batched engine and the scalar engine cannot disagree on
-what beats what, what follows what, or what a hand is worth.
+function of ``cards.py`` (card bits, the trumps, what a hand is worth), so the batch and
+the scalar engine cannot disagree on them.
 """
 
 from __future__ import annotations
@@ -11,19 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from ..cards import (
-    BEATS,
-    ESCALATE,
-    FOLLOW,
-    MAX_LEVEL,
-    NUM_CARDS,
-    PASS,
-    POINTS,
-    SPITZER,
-    TRUMP_ACTION,
-    TRUMP_MASK,
-    Variant,
-)
+from ..cards import MAX_LEVEL, NUM_CARDS, TRUMP_MASK, Variant
 
 U64 = np.dtype("<u8")  # little-endian: byte k of a value holds bits 8k..8k+7
 ZERO = np.uint64(0)
@@ -33,21 +22,8 @@ BIT = np.array([1 << i for i in range(64)], dtype=U64)
 CARD_BIT = np.append(BIT[:NUM_CARDS], ZERO)
 #: All 36 card bits.
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
-#: ``FOLLOW_NP[t, c]``: the cards that follow a lead of ``c`` under trump ``t`` (R15).
-FOLLOW_NP = np.array(FOLLOW, dtype=U64)
-#: ``BEATS_NP[t, led, other]``: True when ``other``, played second, wins the trick (R16).
-BEATS_NP = np.array([np.frombuffer(b, np.uint8).reshape(NUM_CARDS, NUM_CARDS) for b in BEATS],
-                    dtype=bool)
-#: Card points by card id (R4); index -1 (no card) must not be used.
-POINTS_NP = np.array(POINTS, dtype=np.int64)
-#: The Spitzer card by trump suit (R5).
-SPITZER_NP = np.array(SPITZER, dtype=np.int64)
 #: The 15 trumps by trump suit (R2), and a fifth entry 0 for "not named yet" (index -1).
 TRUMP_MASK_NP = np.array(list(TRUMP_MASK) + [0], dtype=U64)
-#: Action bits: escalate; escalate or pass (answering); the four trump namings.
-ESC_BIT = BIT[ESCALATE]
-ANSWER_BITS = BIT[ESCALATE] | BIT[PASS]
-TRUMP_BITS = np.bitwise_or.reduce(BIT[TRUMP_ACTION:TRUMP_ACTION + 4])
 
 
 class VariantTables:
