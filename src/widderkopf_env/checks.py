@@ -152,7 +152,7 @@ def _card_id(value, name: str) -> int:
 
 
 def check_hidden_cards(opponent_hand, face_down, opponent_discard) -> tuple[int, dict, int]:
-    """The hidden cards given to ``Game.from_view`` as ``(hand bits, {pile: card},
+    """The hidden cards given to ``worlds.from_view`` as ``(hand bits, {pile: card},
     discard)``: ``opponent_hand`` card ids or a 36-bit set, ``face_down`` a dict of pile
     -> card id, ``opponent_discard`` a card id or -1. A wrong type raises ``TypeError``
     naming the argument; an id out of range ``ValueError``."""

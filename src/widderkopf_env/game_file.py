@@ -32,7 +32,7 @@ def replay(game, length: int | None = None):
     """A new game of ``game``'s class: its match replayed from its deals up to its first
     ``length`` actions (all of them by default)."""
     if None in game.deals:
-        raise ValueError("a world built by Game.from_view has no deals to replay")
+        raise ValueError("a world built by worlds.from_view has no deals to replay")
     g = replayed(type(game), game.seed, game.first_dealer, game.num_hands, game.initial_scores,
                  game.deals, game.history[:length], game.variant)
     g.deals[g.hand_no + (g.phase != Phase.OVER):] = []  # the deals of hands not started yet

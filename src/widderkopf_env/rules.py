@@ -10,7 +10,6 @@ from __future__ import annotations
 from array import array
 from functools import cache
 
-from . import game_file
 from .cards import (
     BEATS,
     ESCALATE,
@@ -30,6 +29,10 @@ from .checks import SEATS, as_int, check_num_hands, check_scores, check_seed, pa
 from .compiled import CORE
 from .deals import deal_to_spec, parse_deal, seeded_deal, seeded_dealer, seeded_variant_deal
 from .engine_types import SCALAR_FIELDS, STATE_FIELDS, HandResult, IllegalActionError, Phase
+from .game_file import from_json as _from_json
+from .game_file import replay as _replay
+from .game_file import state_dict as _state_dict
+from .game_file import to_json as _to_json
 from .game_slots import check_move
 from .view import PlayerView
 
@@ -103,24 +106,6 @@ class _GameApi:
         g._start_hand()
         return g
 
-    @classmethod
-    def from_view(cls, view: PlayerView, opponent_hand, face_down, opponent_discard=-1):
-        """The game of ``view``'s public position with these hidden cards: a world for search.
-
-        ``opponent_hand``: the opponent's hand (card ids or a bit set, as many cards as the
-        view says); ``face_down``: ``{pile: card}`` for every pile (engine index
-        ``5 * player + i``) that still holds a face-down card; ``opponent_discard``: their
-        discard once they have discarded, else -1. The hidden cards must be exactly the
-        view's unseen cards (:attr:`PlayerView.unseen`). The world plays on to the end of the
-        hand as the real game would with those cards. Its history and deal are this hand's
-        (from the view's public record and the hidden cards); seed 0, earlier deals None.
-        Wrong types raise ``TypeError`` naming the argument
-        (:func:`widderkopf_env.worlds.world_fields` builds the state).
-        """
-        from .worlds import world_fields  # worlds.py builds on this module
-
-        return cls._from_fields(world_fields(view, opponent_hand, face_down, opponent_discard))
-
     def _next_deal(self):
         """The deal of the hand about to begin (``hand_no``): the one stored, or the next
         one drawn from the seed (then stored)."""
@@ -176,7 +161,7 @@ class _GameApi:
     def to_json(self) -> str:
         """The match as JSON: seed, set-up, the deal of every hand so far and all actions
         (the format is :data:`widderkopf_env.game_file.DOCUMENT_SCHEMA`)."""
-        return game_file.to_json(self)
+        return _to_json(self)
 
     @classmethod
     def from_json(cls, text):
@@ -185,16 +170,16 @@ class _GameApi:
         Every field is checked (:func:`widderkopf_env.game_file.decode_document`) and every
         action must be legal when replayed; anything else raises ``ValueError`` naming it.
         """
-        return game_file.from_json(cls, text)
+        return _from_json(cls, text)
 
     def replay(self, length: int | None = None):
         """A new game: this match replayed from its deals up to its first ``length``
         actions (all of them by default), e.g. to undo moves."""
-        return game_file.replay(self, length)
+        return _replay(self, length)
 
     def state_dict(self) -> dict:
         """The full live state as plain data (for tests, debugging and golden files)."""
-        return game_file.state_dict(self)
+        return _state_dict(self)
 
     def __repr__(self) -> str:
         return (f"<Game hand {self.hand_no + (self.phase != OVER)}/{self.num_hands} "

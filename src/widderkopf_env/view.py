@@ -148,7 +148,7 @@ class PlayerView:
         return void
 
     def check_hidden(self, opponent_hand, face_down, opponent_discard=-1):
-        """The hidden cards of a world of this view (:meth:`Game.from_view`'s arguments)
+        """The hidden cards of a world of this view (:func:`~widderkopf_env.worlds.from_view`'s arguments)
         checked and normalised to ``(hand bits, {pile: card}, discard)``: a wrong type
         raises ``TypeError`` naming the argument, cards that are not exactly this view's
         unseen cards (each once, as many as the view says) ``ValueError``."""

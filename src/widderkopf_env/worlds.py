@@ -64,13 +64,30 @@ from .engine_types import Phase
 from .rules import Game
 from .view import HIDDEN, PlayerView
 
-__all__ = ["HiddenInfo", "Resampler", "SamplerRandom", "hidden_info", "resample",
+__all__ = ["HiddenInfo", "Resampler", "SamplerRandom", "from_view", "hidden_info", "resample",
            "world_fields"]
+
+
+def from_view(view, opponent_hand, face_down, opponent_discard=-1, game_class=Game):
+    """The game of ``view``'s public position with these hidden cards: a world for search.
+
+    ``opponent_hand``: the opponent's hand (card ids or a bit set, as many cards as the view
+    says); ``face_down``: ``{pile: card}`` for every pile (engine index ``5 * player + i``)
+    that still holds a face-down card; ``opponent_discard``: their discard once they have
+    discarded, else -1. The hidden cards must be exactly the view's unseen cards
+    (:attr:`PlayerView.unseen`). The world plays on to the end of the hand as the real game
+    would with those cards. Its history and deal are this hand's (from the view's public
+    record and the hidden cards); seed 0, earlier deals None. Wrong types raise
+    ``TypeError`` naming the argument. ``game_class``: :class:`~widderkopf_env.rules.Game`,
+    or :class:`~widderkopf_env.rules.PyGame` for the Python reference.
+    """
+    return game_class._from_fields(world_fields(view, opponent_hand, face_down,
+                                                opponent_discard))
 
 
 def world_fields(view, opponent_hand, face_down, opponent_discard=-1) -> dict:
     """The state of the world of ``view``'s public position with these hidden cards, as the
-    fields :meth:`Game.from_view <widderkopf_env.rules.Game.from_view>` builds a game from
+    fields :func:`from_view` builds a game from
     (every state field of a Game; see that method for the arguments and their checks)."""
     if not isinstance(view, PlayerView):
         raise TypeError(f"view must be a PlayerView, got {type(view).__name__}")
@@ -158,7 +175,7 @@ class Resampler:
     def draw(self, rng: random.Random) -> tuple[int, dict, int]:
         """Hidden cards consistent with the view, uniform over all consistent deals:
         ``(opponent's hand as a bit set, {pile: face-down card}, opponent's discard or
-        -1)``, the arguments of :meth:`Game.from_view <widderkopf_env.rules.Game.from_view>`
+        -1)``, the arguments of :func:`from_view`
         and :meth:`PlayerView.initial_deal <widderkopf_env.view.PlayerView.initial_deal>`."""
         info = self.info
         bits = 0
@@ -172,7 +189,7 @@ class Resampler:
 
     def sample(self, rng: random.Random) -> Game:
         """A world consistent with the view, uniform over all consistent deals."""
-        return Game.from_view(self.view, *self.draw(rng))
+        return from_view(self.view, *self.draw(rng))
 
 
 def resample(view, rng) -> Game:

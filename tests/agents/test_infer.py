@@ -14,7 +14,7 @@ from widderkopf_env.agents.infer import HeuristicModel, likelihood, opponent_cho
 from widderkopf_env.cards import ESCALATE, TRUMP_MASK, card_name, from_bits, to_bits
 from widderkopf_env.rules import Phase, deal_to_spec
 from widderkopf_env.view import HIDDEN
-from widderkopf_env.worlds import Resampler
+from widderkopf_env.worlds import Resampler, from_view
 
 #: View fields that do not depend on the match's progress (hand number, scores)
 CARD_NAMES = [card_name(c) for c in range(36)]
@@ -39,7 +39,7 @@ def matches(n: int, seed: int):
 def true_world(game: Game, me: int) -> Game:
     view, o = game.view(me), 1 - me
     face_down = {i: game.down[i] for i in view.face_down_piles}
-    return Game.from_view(view, game.hand[o], face_down, game.discard[o])
+    return from_view(view, game.hand[o], face_down, game.discard[o])
 
 
 def test_the_record_masks_only_the_opponents_discard():
@@ -55,7 +55,7 @@ def test_the_record_masks_only_the_opponents_discard():
 
 
 def test_the_true_hidden_cards_rebuild_the_deal_and_the_hand_exactly():
-    """Game.from_view with the real hidden cards: the hand's deal and history are the
+    """worlds.from_view with the real hidden cards: the hand's deal and history are the
     real ones, and replaying them from the deal gives the same position."""
     checked = 0
     for game, me in matches(40, seed=1):
@@ -122,7 +122,7 @@ def test_impossible_worlds_get_weight_zero_and_the_truth_does_not():
                 face_down = {i: (a if game.down[i] == b else game.down[i])
                              for i in view.face_down_piles}
                 disc = a if game.discard[o] == b else game.discard[o]
-                world = Game.from_view(view, hand, face_down, disc)
+                world = from_view(view, hand, face_down, disc)
                 assert likelihood(world, me, HeuristicModel()) == 0.0
                 illegal += 1
     assert zero > 50 and illegal > 0

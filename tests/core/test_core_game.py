@@ -23,7 +23,7 @@ import pytest
 from widderkopf_env import VARIANTS, Game, IllegalActionError, game_encoder, rules
 from widderkopf_env.cards import ESCALATE
 from widderkopf_env.engine_types import STATE_FIELDS
-from widderkopf_env.worlds import Resampler
+from widderkopf_env.worlds import Resampler, from_view
 
 pytestmark = pytest.mark.skipif(rules.CORE is None, reason="the compiled core is not built or is disabled")
 PyGame = rules.PyGame
@@ -104,7 +104,7 @@ def test_worlds_from_a_view_play_on_alike(variant):
             continue
         hidden = Resampler(game.view(game.current)).draw(random.Random(seed))
         view = game.view(game.current)
-        c, py = Game.from_view(view, *hidden), PyGame.from_view(view, *hidden)
+        c, py = from_view(view, *hidden), from_view(view, *hidden, game_class=PyGame)
         assert isinstance(c, Game) and type(py) is PyGame
         same(c, py, seed)
         while not py.is_over:

@@ -5,6 +5,7 @@ import pytest
 from helpers import deal, play
 
 from widderkopf_env import Game, IllegalActionError, Phase, parse_deal
+from widderkopf_env.worlds import from_view
 
 GOOD = deal(
     ("QC JH AH 10H AS 6S 9D 8C", "KH AC 7S 10D QH", "9H KC 8S JD 6D"),
@@ -134,7 +135,7 @@ def test_a_huge_action_is_named_by_its_size():
         g.apply(10**4400)
 
 
-# --- Game.from_view with wrong types ------------------------------------------------------------
+# --- worlds.from_view with wrong types ------------------------------------------------------------
 
 def _world_args(g: Game):
     view = g.view(0)
@@ -146,18 +147,18 @@ def _world_args(g: Game):
 def test_from_view_with_the_right_cards_is_the_game():
     g = Game.from_deal(GOOD, dealer=1)
     view, hand, face_down = _world_args(g)
-    world = Game.from_view(view, hand, face_down)
+    world = from_view(view, hand, face_down)
     assert world.legal_actions() == g.legal_actions() and world.hand == g.hand
-    assert Game.from_view(view, set(hand), face_down).hand == g.hand
-    assert Game.from_view(view, g.hand[1], face_down).hand == g.hand
+    assert from_view(view, set(hand), face_down).hand == g.hand
+    assert from_view(view, g.hand[1], face_down).hand == g.hand
 
 
 def _from_view_with(which: str, bad) -> Game:
-    """``Game.from_view`` on a good world with the argument ``which`` replaced by ``bad``."""
+    """``worlds.from_view`` on a good world with the argument ``which`` replaced by ``bad``."""
     view, hand, face_down = _world_args(Game.from_deal(GOOD, dealer=1))
     args = {"view": view, "opponent_hand": hand, "face_down": face_down,
             "opponent_discard": -1, which: bad}
-    return Game.from_view(**args)
+    return from_view(**args)
 
 
 @pytest.mark.parametrize("which, bad, message", [
