@@ -46,14 +46,20 @@ void wk_game_bind(wk_game *g);
 /* the variant and its numbers (rules.core_numbers's tuple); -1 with the error set */
 int wk_game_set_variant(wk_game *g, PyObject *variant, PyObject *numbers);
 /* the game is set up: 0, else -1 with a RuntimeError */
-int wk_game_ready(const wk_game *g);
+static inline int wk_game_ready(const wk_game *g) {
+    if (g->variant != NULL) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "this Game was not set up: make one with Game.new, "
+                    "Game.from_deal or Game.from_view");
+    return -1;
+}
 /* a deal (two (hand, up, down)) into hand bits and 10 up and 10 down cards (-1: none) */
 int wk_read_deal(PyObject *deal, uint64_t hand[2], int64_t up[10], int64_t down[10]);
 /* _load(fields, numbers): the state of PyGame._from_fields's fields */
 PyObject *wk_game_load(PyObject *self, PyObject *args);
 /* encode(player, over, compact) -> (obs, mask) numpy arrays */
 PyObject *wk_game_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-int wk_game_io_init(void);
-extern PyMethodDef wk_game_methods[];
+/* game_io.c's byte tables filled (at the module's load) */
+void wk_game_init_tables(void);
+extern PyMethodDef wk_game_io_methods[]; /* game_io.c: numpy_api */
 
 #endif

@@ -12,7 +12,62 @@
 
 #include "game.h"
 
-extern PyMethodDef wk_game_module_methods[]; /* game.c */
+/* ---- the row ---------------------------------------------------------------------------- */
+
+void wk_game_bind(wk_game *g) {
+    wk_row *s = &g->s;
+    wk_batch *b = &g->b;
+    b->n = 1;
+    b->hand = s->hand; b->upbits = s->upbits; b->covered = s->covered;
+    b->played = s->played; b->won = s->won; b->legal = &s->legal;
+    b->discard = s->discard; b->trick_points = s->trick_points; b->scores = s->scores;
+    b->initial_scores = s->initial_scores;
+    b->phase = &s->phase; b->current = &s->current; b->trump = &s->trump;
+    b->dealer = &s->dealer; b->first_dealer = &s->first_dealer; b->chooser = &s->chooser;
+    b->leader = &s->leader; b->lead = &s->lead; b->lead_pile = &s->lead_pile;
+    b->level = &s->level; b->cracker = &s->cracker; b->recracker = &s->recracker;
+    b->hand_no = &s->hand_no; b->num_hands = &s->num_hands; b->ntricks = &s->ntricks;
+    b->res_count = &s->res_count; b->res_hand = &s->res_hand; b->res_dealer = &s->res_dealer;
+    b->res_trump = &s->res_trump; b->res_spitzer = &s->res_spitzer;
+    b->res_winner = &s->res_winner; b->res_crack_level = &s->res_crack_level;
+    b->res_value = &s->res_value; b->res_card_points = s->res_card_points;
+    b->res_trick_points = s->res_trick_points; b->res_discards = s->res_discards;
+    b->res_scores = s->res_scores; b->res_schneider = &s->res_schneider;
+    b->res_schwarz = &s->res_schwarz;
+    b->up = s->up; b->down = s->down; b->deal_up = s->deal_up; b->deal_down = s->deal_down;
+    b->tricks = s->tricks; b->history = s->history; b->hlen = &s->hlen;
+    b->hand_value = g->hv == NULL ? NULL : (const int64_t *)PyBytes_AS_STRING(g->hv);
+}
+
+/* numbers: (tricks, win_points, total_points, schneider_points, spitzer, deck, hand
+ * values: bytes of 5 x (total_points + 1) int64 in native order) */
+int wk_game_set_variant(wk_game *g, PyObject *variant, PyObject *numbers) {
+    long long tricks, win, total, schneider;
+    int spitzer;
+    unsigned long long deck;
+    PyObject *hv;
+    if (!PyArg_ParseTuple(numbers, "LLLLpKO!", &tricks, &win, &total, &schneider, &spitzer,
+                          &deck, &PyBytes_Type, &hv))
+        return -1;
+    if (tricks < 1 || tricks > WK_MAX_TRICKS || total < 0 || total > 1000 || deck >> WK_CARDS
+        || PyBytes_GET_SIZE(hv) != 5 * (total + 1) * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "a variant's numbers out of range");
+        return -1;
+    }
+    wk_batch *b = &g->b;
+    b->ntricks_per_hand = tricks;
+    b->win = win;
+    b->total = total;
+    b->schneider = schneider;
+    b->has_spitzer = spitzer;
+    b->deck = deck;
+    b->hv_stride = total + 1;
+    for (int t = 0; t < 4; t++) b->trump_mask[t] = wk_get_rules()->trump_mask[t] & deck;
+    Py_XSETREF(g->hv, Py_NewRef(hv));
+    Py_XSETREF(g->variant, Py_NewRef(variant));
+    wk_game_bind(g);
+    return 0;
+}
 
 /* ---- deals ---------------------------------------------------------------------------- */
 
@@ -209,6 +264,9 @@ PyObject *wk_game_load(PyObject *self, PyObject *args) {
 
 /* ---- observations --------------------------------------------------------------------- */
 
+/* this file's copy of encode.h's byte tables */
+void wk_game_init_tables(void) { wk_init_tables(); }
+
 /* wk_encode's row, in the AVX2 copy where there is one (WK_ROW_WRITER) */
 WK_ROW_WRITER static void write_row(const wk_layout *L, const wk_batch *b, long long p,
                                     int over, float *obs32, uint8_t *obs8, int8_t *mask) {
@@ -336,21 +394,8 @@ static PyObject *numpy_api(PyObject *self, PyObject *unused) {
 }
 #endif
 
-static PyMethodDef io_methods[] = {
+PyMethodDef wk_game_io_methods[] = {
     {"numpy_api", numpy_api, METH_NOARGS,
      "numpy_api() -> whether Game.encode makes numpy arrays here"},
     {NULL, NULL, 0, NULL},
 };
-
-/* the type GameState and these functions into the module; this file's byte tables */
-int wk_game_add(PyObject *module) {
-    wk_init_tables();
-    if (PyType_Ready(&wk_game_type) < 0) return -1;
-    Py_INCREF(&wk_game_type);
-    if (PyModule_AddObject(module, "GameState", (PyObject *)&wk_game_type) < 0) {
-        Py_DECREF(&wk_game_type);
-        return -1;
-    }
-    return PyModule_AddFunctions(module, io_methods) < 0
-        || PyModule_AddFunctions(module, wk_game_module_methods) < 0 ? -1 : 0;
-}

@@ -26,7 +26,7 @@
 
 /* _batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
-int wk_game_add(PyObject *module);  /* game_io.c: the type GameState (game.c) */
+int wk_game_add(PyObject *module);  /* game.c: the type GameState */
 extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
 int wk_set_layout(PyObject *scales);
 
