@@ -172,6 +172,17 @@ static const field_spec FIELDS[] = {
 /* the table holds every field bound_batch has room for */
 typedef char fields_fit[sizeof(FIELDS) / sizeof(FIELDS[0]) == WK_N_FIELDS ? 1 : -1];
 
+/* the attribute names read: the fields', the variant's and the binding cache's */
+static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
+
+/* interned on the first bind (names.h) */
+static int intern_names(void) {
+    static const wk_name names[] = {{&s_cvariant, "_cvariant"}, {&s_cbind, "_cbind"}};
+    if (s_cbind != NULL) return 0;  /* interned last: all are */
+    for (int k = 0; k < N_FIELDS; k++)
+        if (wk_intern(&field_names[k], FIELDS[k].name)) return -1;
+    return WK_INTERN_TABLE(names);
+}
 
 void wk_unbind(bound_batch *bb) {
     for (int k = 0; k < bb->nviews; k++) PyBuffer_Release(&bb->views[k]);
@@ -190,7 +201,7 @@ static int bind_fresh(PyObject *game, bound_batch *bb) {
         return -1;
     }
     wk_batch *b = &bb->b;
-    PyObject *cv = PyObject_GetAttrString(game, "_cvariant");
+    PyObject *cv = PyObject_GetAttr(game, s_cvariant);
     if (cv == NULL) return -1;
     PyObject *hv;
     unsigned long long deck, tm[4];
@@ -222,7 +233,7 @@ static int bind_fresh(PyObject *game, bound_batch *bb) {
     }
     for (int k = 0; k < N_FIELDS; k++) {
         const field_spec *f = &FIELDS[k];
-        PyObject *arr = PyObject_GetAttrString(game, f->name);
+        PyObject *arr = PyObject_GetAttr(game, field_names[k]);
         if (arr == NULL) {
             wk_unbind(bb);
             return -1;
@@ -250,17 +261,6 @@ typedef struct {
     PyObject *cv;
     PyObject *objs[N_FIELDS];
 } bind_cache;
-
-static PyObject *field_names[N_FIELDS], *s_cvariant, *s_cbind;
-
-/* the names above, interned on the first bind (names.h) */
-static int intern_names(void) {
-    static const wk_name names[] = {{&s_cvariant, "_cvariant"}, {&s_cbind, "_cbind"}};
-    if (s_cbind != NULL) return 0;  /* interned last: all are */
-    for (int k = 0; k < N_FIELDS; k++)
-        if (wk_intern(&field_names[k], FIELDS[k].name)) return -1;
-    return WK_INTERN_TABLE(names);
-}
 
 static void cache_clear(bind_cache *c) {
     wk_unbind(&c->bb);
