@@ -11,7 +11,7 @@
 
 /* The observation's pieces as observation.PIECES lists them: (name, entries), in order,
  * back to back from entry 0; the 0/1 pieces come first, then the nine scaled numbers.
- * _speedups.c's configure() checks observation.OFFSETS against this list and refuses a
+ * module.c's configure() checks observation.OFFSETS against this list and refuses a
  * layout that differs, so that the encoder's offsets below are constants. */
 #define WK_PIECES(X)                                                                        \
     X(hand, 36) X(my_up, 36) X(my_covered, 36) X(opp_up, 36) X(opp_covered, 36)              \

@@ -1,4 +1,4 @@
-/* The threads a batched call's work is split over (declared in _batch.h): each thread
+/* The threads a batched call's work is split over (declared in batch.h): each thread
  * owns a contiguous slice of the games, the calling thread the first.
  *
  * On POSIX the other threads are a pool started on first use and kept, as EnvPool keeps

@@ -1,7 +1,7 @@
 /* The rules in C: the legal set, the play and the pile turn-over, the escalation, the
  * end of a hand and its scoring, the start of a hand and of a match, over a wk_batch
- * (state.h). The Python reference is rules.py's PyGame (the procedures' table in
- * docs/ says which test ties each pair).
+ * (state.h). The Python reference is rules.py's PyGame (docs/procedures.md
+ * says which test ties each pair).
  *
  * Every function reads and writes game i only, so games may be stepped from several
  * threads at once when each thread owns its games. Plain C99.
@@ -11,7 +11,7 @@
 
 #include "state.h"
 
-/* Game.may_escalate (R11) */
+/* PyGame._may_escalate (R11) */
 static inline int wk_may_escalate(const wk_batch *b, int64_t i, int64_t p) {
     int64_t level = b->level[i];
     if (level >= WK_MAX_LEVEL || b->played[2 * i + p] || b->phase[i] == WK_OVER) return 0;
@@ -20,7 +20,7 @@ static inline int wk_may_escalate(const wk_batch *b, int64_t i, int64_t p) {
     return p == turn;
 }
 
-/* Game.escalation_rights: nobody may escalate once both have played */
+/* PyGame.escalation_rights: nobody may escalate once both have played */
 static inline void wk_rights(const wk_batch *b, int64_t i, int out[2]) {
     if (b->played[2 * i] && b->played[2 * i + 1]) {
         out[0] = out[1] = 0;
@@ -30,7 +30,7 @@ static inline void wk_rights(const wk_batch *b, int64_t i, int out[2]) {
     out[1] = wk_may_escalate(b, i, 1);
 }
 
-/* Game._compute_legal: the legal action bits of the player to act */
+/* The legal action bits of the player to act (PyGame._legal_play and its phases) */
 static inline void wk_compute_legal(const wk_rules *r, wk_batch *b, int64_t i) {
     int64_t phase = b->phase[i], p = b->current[i];
     uint64_t m = 0;
@@ -52,7 +52,7 @@ static inline void wk_compute_legal(const wk_rules *r, wk_batch *b, int64_t i) {
     b->legal[i] = m;
 }
 
-/* A new hand of game i from its deal (Game._start_hand); hand_no, scores and
+/* A new hand of game i from its deal (PyGame._start_hand); hand_no, scores and
  * first_dealer are already set. up/down: 10 cards or -1 each. */
 static inline void wk_start_hand(const wk_rules *r, wk_batch *b, int64_t i,
                                  uint64_t hand0, uint64_t hand1,
@@ -115,7 +115,7 @@ static inline void wk_turn_over(wk_batch *b, int64_t i, int64_t pile) {
     b->upbits[2 * i + pile / WK_PILES] |= UINT64_C(1) << card;
 }
 
-/* Game._finish_hand; returns 1 when the match goes on (a new deal is needed) */
+/* PyGame._finish_hand; returns 1 when the match goes on (a new deal is needed) */
 static inline WK_INLINE int wk_finish_hand(const wk_rules *r, wk_batch *b, int64_t i) {
     int64_t t = b->trump[i], d0 = b->discard[2 * i], d1 = b->discard[2 * i + 1];
     int64_t tp0 = b->trick_points[2 * i], tp1 = b->trick_points[2 * i + 1];
@@ -154,7 +154,7 @@ static inline WK_INLINE int wk_finish_hand(const wk_rules *r, wk_batch *b, int64
     return 1;
 }
 
-/* Play card c for the player to act (Game._apply_play); 1 if a new deal is needed */
+/* Play card c for the player to act (PyGame._apply_play); 1 if a new deal is needed */
 static inline WK_INLINE int wk_play(const wk_rules *r, wk_batch *b, int64_t i, int64_t card) {
     int64_t p = b->current[i], pile = -1;
     uint64_t bit = UINT64_C(1) << card;
@@ -197,7 +197,7 @@ static inline WK_INLINE int wk_play(const wk_rules *r, wk_batch *b, int64_t i, i
     return 0;
 }
 
-/* Apply one legal action to game i (Game.apply without the check: see wk_is_legal).
+/* Apply one legal action to game i (PyGame.apply without the check: see wk_is_legal).
  * Returns 1 when a hand ended and the match goes on: the caller deals the next hand
  * (wk_start_hand); legal[i] is then stale until it does. */
 static inline WK_INLINE int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, int64_t a) {

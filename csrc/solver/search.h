@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core.h"  /* WK_CARDS, wk_rules, wk_popcount (widderkopf_env/) */
+#include "../core.h"  /* WK_CARDS, wk_rules, wk_popcount (csrc/) */
 
 #define BIT(c) (UINT64_C(1) << (c))
 #define MAX_TRICKS 18

@@ -31,9 +31,9 @@
  *   the follower's winning cards dearest first, then its losing ones cheapest first.
  *   Both are made one at a time from bit sets (the first usually ends the loop).
  *
- * The search itself is in _solver_search.h (this file: the Python module around it).
+ * The search itself is in search.h (this file: the Python module around it).
  * No rule is written here: solver.py passes the core's rules (cards.core_tables(), into
- * _core.h's wk_rules) and each trump suit's power order to configure() at import, which
+ * core.h's wk_rules) and each trump suit's power order to configure() at import, which
  * relabels them (card points, what follows what, what beats what, the classes).
  * Cards are 36-bit sets in uint64_t, labels in power order (see solver.py).
  */
