@@ -50,9 +50,8 @@ _TRUMP_BITS = 0b1111 << TRUMP_ACTION
 
 @cache
 def core_numbers(variant) -> tuple:
-    """What the compiled Game reads of ``variant``: (tricks, win points, total points,
-    Schneider points, Spitzer, deck, the hand values of every crack level and points as
-    native int64 bytes, ``variant.hand_value``'s table)."""
+    """What the compiled Game reads of ``variant``: its numbers, deck and hand values
+    (``variant.hand_value`` of every crack level and points, as native int64 bytes)."""
     values = array("q", [variant.hand_value(level, points) for level in range(MAX_LEVEL + 1)
                          for points in range(variant.total_points + 1)])
     return (variant.tricks, variant.win_points, variant.total_points,
@@ -126,8 +125,8 @@ class _GameApi:
         self._start_hand()
 
     def __reduce__(self):
-        """Pickled as its public fields (a shipped variant by its name: the seeded deals
-        tell :data:`~widderkopf_env.cards.FULL` by identity), rebuilt by ``_from_fields``."""
+        """Pickled as its public fields, a shipped variant by its name (the seeded deals
+        tell FULL by identity); rebuilt by ``_from_fields``."""
         fields = {f: getattr(self, f) for f in STATE_FIELDS if f != "_legal"}
         if VARIANTS.get(self.variant.name) is self.variant:
             fields["variant"] = self.variant.name
@@ -462,16 +461,21 @@ class PyGame(_GameApi):
     _APPLY = (_apply_trump, _apply_discard, _apply_play, _apply_answer)
 
 
-_GAME_DOC = """A Widderkopf match between players 0 and 1 (a single hand by default):
-:class:`PyGame`'s rules and attributes, run by the compiled core where it is built (else
-this is :class:`PyGame`). Its attributes are read-only; a list read from it is new, but
-``history``, ``results`` and ``deals``, the game's own."""
+#: Game's bases: the API and the compiled state where the core is built, else PyGame.
+_BASES = (_GameApi, CORE.GameState) if CORE is not None else (PyGame,)
 
-if CORE is not None:
-    class Game(_GameApi, CORE.GameState):
-        __doc__ = _GAME_DOC
-        __slots__ = ()
 
+class Game(*_BASES):
+    """A Widderkopf match between players 0 and 1 (a single hand by default):
+    :class:`PyGame`'s rules, run by the compiled core where it is built (else the same
+    Python code). Create one with :meth:`new` (a seeded random deal) or
+    :meth:`from_deal`; then, while not :attr:`is_over`, let :attr:`current_player` pick one
+    of :meth:`legal_actions` and :meth:`apply` it. Its attributes are :class:`PyGame`'s,
+    read-only: a list read is new, but ``history``, ``results`` and ``deals``, its own."""
+
+    __slots__ = ()
+
+    if CORE is not None:
         @classmethod
         def _from_fields(cls, fields: dict):
             """A game holding ``fields`` (every state field but ``_legal``), as
@@ -479,7 +483,3 @@ if CORE is not None:
             g = cls.__new__(cls)
             g._load(fields, core_numbers(fields["variant"]))
             return g
-else:
-    class Game(PyGame):
-        __doc__ = _GAME_DOC
-        __slots__ = ()
