@@ -67,7 +67,8 @@ import numpy as np
 from ..cards import NUM_ACTIONS, PILES, from_bits, get_variant
 from ..game_encoder import CORE as _core
 from ..rules import IllegalActionError, Phase
-from . import rows
+from .rows import load as load_rows
+from .rows import store as store_rows
 from .tables import BIT, U64, ZERO, unpack_bits, variant_tables
 
 TRUMP, DISCARD, PLAY, ANSWER, OVER = (int(p) for p in Phase)
@@ -169,10 +170,10 @@ class VecGame:
                                                  d[PILES:PILES + k]))
                  for (h0, h1), u, d in zip(np.asarray(hand).tolist(), up.tolist(),
                                            down.tolist(), strict=True)]
-        games = rows.load(self, idx, next_deals=deals)
+        games = load_rows(self, idx, next_deals=deals)
         for g in games:
             g._start_hand()  # the reference's start of a hand, from the deal given
-        rows.store(self, idx, games)
+        store_rows(self, idx, games)
         self.deal_up[idx], self.deal_down[idx] = up, down  # the hand's public record
 
     # --- queries -------------------------------------------------------------------------
@@ -180,7 +181,7 @@ class VecGame:
     def escalation_rights(self, idx) -> np.ndarray:
         """(k, 2) bool: the reference's ``PyGame.escalation_rights()`` of each game of
         ``idx`` (R11), read from the arrays (either engine)."""
-        games = rows.load(self, idx, _RIGHTS_FIELDS)
+        games = load_rows(self, idx, _RIGHTS_FIELDS)
         return np.array([g.escalation_rights() for g in games], bool).reshape(-1, 2)
 
     def illegal(self, idx, actions) -> np.ndarray:
@@ -204,7 +205,7 @@ class VecGame:
             if k:  # hands ended and their matches go on: deal them, all in one call
                 self.start_hands(self._need[:k].copy())
             return
-        games = rows.load(self, idx)
+        games = load_rows(self, idx)
         for i, g, action in zip(idx.tolist(), games, a.tolist(), strict=True):
             try:
                 g.apply(action)  # the reference's legal set and move (a hand's end too)
@@ -213,7 +214,7 @@ class VecGame:
                                          err.action, err.phase, err.legal) from None
         hands = self.hand_no[idx]
         self.history[idx, self.hlen[idx]] = a  # the hand's record (a new hand starts it over)
-        rows.store(self, idx, games)
+        store_rows(self, idx, games)
         dealt = idx[(self.hand_no[idx] != hands) & (self.phase[idx] != OVER)]
         if len(dealt):  # hands ended and their matches go on: deal them from the deal source
             self.start_hands(dealt)
