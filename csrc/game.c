@@ -9,7 +9,8 @@
  * hand (its _next_deal) and the hand's result (HandResult(...), the class handed over by
  * configure_game). Every field is read-only from Python; the lists a getter returns are
  * new, but for the match's history, results and deals, which the game owns.
- * game_io.c holds the construction from fields, the deals and the encoder.
+ * game_io.c holds the row's binding, the deals, the construction from fields and the
+ * encoder; game_fields.c the getters.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,7 +26,7 @@ static PyObject *result_type; /* configure_game's HandResult */
 static PyObject *game_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     if ((args != NULL && PyTuple_GET_SIZE(args)) || (kwds != NULL && PyDict_GET_SIZE(kwds))) {
         PyErr_SetString(PyExc_TypeError, "Game() takes no arguments: use Game.new, "
-                        "Game.from_deal or Game.from_view");
+                        "Game.from_deal or worlds.from_view");
         return NULL;
     }
     wk_game *g = (wk_game *)PyType_GenericAlloc(type, 0);

@@ -49,7 +49,7 @@ int wk_game_set_variant(wk_game *g, PyObject *variant, PyObject *numbers);
 static inline int wk_game_ready(const wk_game *g) {
     if (g->variant != NULL) return 0;
     PyErr_SetString(PyExc_RuntimeError, "this Game was not set up: make one with Game.new, "
-                    "Game.from_deal or Game.from_view");
+                    "Game.from_deal or worlds.from_view");
     return -1;
 }
 /* a deal (two (hand, up, down)) into hand bits and 10 up and 10 down cards (-1: none) */

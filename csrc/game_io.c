@@ -2,8 +2,7 @@
  * loaded from its fields (_load: PyGame._from_fields's dict, as worlds.world_fields and
  * pickling give it), and observations written by core.h's wk_encode: into new numpy
  * arrays from a Game's own row (encode), or from a wk_one of any object's attributes
- * (wk_encode_one, for module.c's encode). wk_game_add puts the type and these functions
- * into the module.
+ * (wk_encode_one, for module.c's encode); and the binding of a Game's batch to its row.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
