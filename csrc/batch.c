@@ -102,6 +102,44 @@ static PyObject *vec_apply(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+/* settle(game, idx, hands, shaped, shaping, out): the reward of the move just made in each
+ * game of idx (VecRewardLedger.settle, rules.h's wk_settle), player_0's, into out[:k];
+ * hands and shaped are the ledger's arrays (n games), updated */
+static PyObject *vec_settle(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *game, *idx_obj, *hands_obj, *shaped_obj, *out_obj;
+    int shaping;
+    if (!PyArg_ParseTuple(args, "OOOOpO", &game, &idx_obj, &hands_obj, &shaped_obj, &shaping,
+                          &out_obj))
+        return NULL;
+    bound_batch bb;
+    if (wk_bind(game, &bb)) return NULL;
+    Py_buffer iv, hv, sv, ov;
+    Py_ssize_t k;
+    int got = 0, err = 1;
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) goto done;
+    got = 1;
+    if (wk_get_array(hands_obj, "hands", K_I64, bb.b.n, 1, &hv)) goto done;
+    got = 2;
+    if (wk_get_array(shaped_obj, "shaped", K_I64, bb.b.n, 1, &sv)) goto done;
+    got = 3;
+    if (wk_get_array(out_obj, "out", K_F64, k, 1, &ov)) goto done;
+    got = 4;
+    const int64_t *ix = (const int64_t *)iv.buf;
+    double *out = (double *)ov.buf;
+    for (Py_ssize_t r = 0; r < k; r++)
+        out[r] = wk_settle(&bb.b, ix[r], (int64_t *)hv.buf, (int64_t *)sv.buf, shaping);
+    err = 0;
+done:
+    if (got >= 4) PyBuffer_Release(&ov);
+    if (got >= 3) PyBuffer_Release(&sv);
+    if (got >= 2) PyBuffer_Release(&hv);
+    if (got >= 1) PyBuffer_Release(&iv);
+    wk_unbind(&bb);
+    if (err) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* start_hands(game, idx, hand (k, 2) uint64, up (k, 10), down (k, 10)): the next hand of
  * each game of idx from its deal (VecGame._start_hand after the deal source) */
 static PyObject *vec_start_hands(PyObject *self, PyObject *args) {
@@ -268,6 +306,8 @@ PyMethodDef wk_batch_methods[] = {
      "wk_configure_rules(FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK): cards.py's tables"},
     {"vec_apply", vec_apply, METH_VARARGS,
      "vec_apply(game, idx, actions, need_out, num_threads) -> games to deal"},
+    {"vec_settle", vec_settle, METH_VARARGS,
+     "vec_settle(game, idx, hands, shaped, shaping, out): each move's reward"},
     {"vec_start_hands", vec_start_hands, METH_VARARGS,
      "vec_start_hands(game, idx, hand, up, down): new hands from their deals"},
     {"vec_illegal", vec_illegal, METH_VARARGS,

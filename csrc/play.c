@@ -38,25 +38,6 @@ static inline WK_INLINE void encode_row(const play_ctx *j, int64_t r, int64_t p,
               final ? NULL : j->mask + r * WK_ACTIONS);
 }
 
-/* VecRewardLedger.settle for game r: player_0's reward for the move just made */
-static inline WK_INLINE double settle(const play_ctx *j, int64_t r) {
-    const wk_batch *b = j->b;
-    int ended = b->res_count[r] != j->hands[r];
-    j->hands[r] = b->res_count[r];
-    int64_t value = b->res_value[r];
-    double x = ended ? (double)(b->res_winner[r] == 0 ? value : -value) : 0.0;
-    if (!j->shaping) return x;
-    double total = (double)b->total;
-    int64_t diff = b->trick_points[2 * r] - b->trick_points[2 * r + 1];
-    if (ended)
-        x += (double)(b->res_card_points[2 * r] - b->res_card_points[2 * r + 1] - j->shaped[r])
-             / total;
-    else
-        x = (double)(diff - j->shaped[r]) / total;
-    j->shaped[r] = ended ? 0 : diff;
-    return x;
-}
-
 /* games [start, stop): the moves, rewards and deals (need[r] = 1: a seeded match's next
  * hand, left to the caller; its row is not written) */
 static inline WK_INLINE void play_range(const play_ctx *j, Py_ssize_t start,
@@ -65,7 +46,7 @@ static inline WK_INLINE void play_range(const play_ctx *j, Py_ssize_t start,
     for (Py_ssize_t r = start; r < stop; r++) {
         int64_t mover = b->current[r], counted = b->res_count[r];
         int need = wk_apply(&wk_batch_rules, b, r, j->actions[r]);
-        double x = settle(j, r);
+        double x = wk_settle(b, r, j->hands, j->shaped, j->shaping);
         j->mover[r] = mover;
         j->rewards[2 * r] = x;
         j->rewards[2 * r + 1] = -x;

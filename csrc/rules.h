@@ -244,6 +244,28 @@ static inline WK_INLINE int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, 
 /* Whether game i's fields lie in the ranges the functions above index with (a state
  * written by them always does; the bindings refuse one that does not, so that a
  * corrupted array raises an error instead of writing out of bounds). */
+/* The reward of the move just made in game i (episode.move_reward, R19): player_0's game
+ * points when it ended a hand (hands[i]: the hands paid so far), and with shaping the
+ * card-point difference / total as it changes (shaped[i]: the difference paid in this
+ * hand) plus, at the hand's end, what is left of the final difference. */
+static inline WK_INLINE double wk_settle(const wk_batch *b, int64_t i, int64_t *hands,
+                                         int64_t *shaped, int shaping) {
+    int ended = b->res_count[i] != hands[i];
+    hands[i] = b->res_count[i];
+    int64_t value = b->res_value[i];
+    double x = ended ? (double)(b->res_winner[i] == 0 ? value : -value) : 0.0;
+    if (!shaping) return x;
+    double total = (double)b->total;
+    int64_t diff = b->trick_points[2 * i] - b->trick_points[2 * i + 1];
+    if (ended)
+        x += (double)(b->res_card_points[2 * i] - b->res_card_points[2 * i + 1] - shaped[i])
+             / total;
+    else
+        x = (double)(diff - shaped[i]) / total;
+    shaped[i] = ended ? 0 : diff;
+    return x;
+}
+
 static inline int wk_state_ok(const wk_batch *b, int64_t i) {
     int64_t phase = b->phase[i], cur = b->current[i];
     if (phase < WK_TRUMP || phase > WK_OVER || b->trump[i] < -1 || b->trump[i] > 3

@@ -5,20 +5,19 @@ ends a hand, the hand's game points (R19), and with ``shaping`` the card-point
 difference / 121 (a smaller variant's own total) as it changes plus, at the hand's end,
 what is left of the final difference (the discards and the Spitzer).
 
-On the pure-Python fallback (a :class:`~widderkopf_env.vector.engine.VecGame` not
-``accelerated``) each game's reward is the reward rule's own,
-:func:`~widderkopf_env.episode.move_reward` (what ``Episode.settle`` pays), called per
-game. Beside the compiled core the same arithmetic runs as whole-array numpy operations,
-in the same order, so the floats are equal bit for bit (the differential tests compare
-them exactly): the core settles rewards only inside its fused self-play step
-(:mod:`~widderkopf_env.vector.selfplay`), and one Python call per game would cost the
-batch more than its step in C.
+The reward rule has two homes: :func:`~widderkopf_env.episode.move_reward` (what
+``Episode.settle`` pays), called per game on the pure-Python fallback (a
+:class:`~widderkopf_env.vector.engine.VecGame` not ``accelerated``), and the compiled
+core's ``wk_settle`` (``csrc/rules.h``), one call per batch beside it (``vec_settle``), the
+same function the fused self-play step settles with; the differential tests compare both
+exactly.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..compiled import CORE
 from ..episode import move_reward
 from .rows import hand_result
 
@@ -39,22 +38,12 @@ class VecRewardLedger:
     def settle(self, game, idx) -> np.ndarray:
         """player_0's reward (float64) for the move just applied in each game of ``idx``
         (an index array, or ``slice(None)`` for every game)."""
+        idx = game.all[idx]
         if not game.accelerated:
-            return self._settle_each(game, game.all[idx])
-        ended = game.res_count[idx] != self.hands[idx]
-        self.hands[idx] = game.res_count[idx]
-        value = game.res_value[idx]
-        x = np.where(ended, np.where(game.res_winner[idx] == 0, value, -value), 0).astype(float)
-        if not self.shaping:
-            return x
-        shaped = self.shaped[idx]
-        cp = game.res_card_points[idx]
-        tp = game.trick_points[idx]
-        diff = tp[:, 0] - tp[:, 1]
-        total = float(game.variant.total_points)
-        x = np.where(ended, x + (cp[:, 0] - cp[:, 1] - shaped) / total, (diff - shaped) / total)
-        self.shaped[idx] = np.where(ended, 0, diff)
-        return x
+            return self._settle_each(game, idx)
+        out = np.empty(len(idx), float)
+        CORE.vec_settle(game, idx, self.hands, self.shaped, self.shaping, out)
+        return out
 
     def _settle_each(self, game, idx: np.ndarray) -> np.ndarray:
         """:meth:`settle` by the reward rule, one game at a time."""
