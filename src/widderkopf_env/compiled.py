@@ -4,7 +4,7 @@ Its C sources are the folder ``csrc/`` of the repository (the rules over card bi
 batched engine and its binding, the scalar ``Game``, the observation encoder and the
 seeded deals' shuffle). At load it is handed every table it reads, from their one
 source: the rule tables (:func:`~widderkopf_env.cards.core_tables`), the observation
-layout and scales (:mod:`~widderkopf_env.observation`) and the class of a hand's result
+layout and scales (:mod:`~widderkopf_env.observation_layout`) and the class of a hand's result
 (:class:`~widderkopf_env.engine_types.HandResult`, which the compiled Game calls); a
 build that does not fit them is set aside
 (:func:`~widderkopf_env.accelerators.load_accelerator`). :data:`CORE` is the module, or
@@ -17,7 +17,7 @@ from __future__ import annotations
 from .accelerators import load_accelerator
 from .cards import HAND_SIZE, NUM_ACTIONS, PILES, TOTAL_POINTS, TRICKS, TRUMP_MASK, core_tables
 from .engine_types import HandResult
-from .observation import HANDS_LEFT_CAP, OBS_SIZE, OFFSETS, SCORE_SCALE
+from .observation_layout import HANDS_LEFT_CAP, OBS_SIZE, OFFSETS, SCORE_SCALE
 
 __all__ = ["CORE"]
 
