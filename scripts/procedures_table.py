@@ -43,8 +43,9 @@ R14 | a pile's face-down card turned over after the trick | rules:PyGame._turn_o
 R16 | the trick winner | rules:PyGame._apply_play | wk_play | tests/vector/test_vector_engine.py::test_single_hands_equal_the_scalar_engine_at_every_decision
 R17-R19, R20 | the end of a hand: card points, Spitzer, winner, value, match score, match over | rules:PyGame._finish_hand | wk_finish_hand | tests/vector/test_vector_engine.py::test_matches_with_tie_break_hands_equal_the_scalar_engine
 R9, R12 | the start of a hand: dealer, chooser, piles, leader | rules:PyGame._start_hand | wk_start_hand | tests/core/test_core_game.py::test_the_compiled_game_equals_the_python_game_at_every_decision
+R6, R7 | the seeded deal: a hash of the seed decoded into a permutation of the deck | deals:_shuffled_deal_py | shuffled_deal | tests/core/test_seeded_deals.py::test_compiled_shuffle_equals_the_reference_on_any_digest
 R6, R20 | a new match | rules:PyGame._create | wk_new_match | tests/vector/test_vector_env.py::test_matches_follow_game_new_with_tie_breaks
-rewards | player_0's reward for a move: the hand's value, the card-point shaping | episode:Episode.settle | settle | tests/vector/test_vector_env.py::test_self_play_equals_the_aec_env_step_by_step
+rewards | player_0's reward for a move: the hand's value, the card-point shaping | episode:move_reward | wk_settle | tests/vector/test_vector_env.py::test_self_play_equals_the_aec_env_step_by_step
 """
 
 
