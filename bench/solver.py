@@ -5,7 +5,7 @@
 For each number of tricks left, N positions at the start of a trick, each reached from
 its own seeded deal by the heuristic bot playing both seats. Every position is solved
 with a fresh table (``solve_actions(game, {})``, as PIMC and the values stages call it)
-by the C search of this checkout (``agents/_solver.c``) and by the landed one: the
+by the C search of this checkout (``csrc/solver/``) and by the landed one: the
 ``agents/_solver.c`` of commit ``LANDED``, compiled here from git under another module
 name, with a node counter added and windows outside the values answered at once (as
 ``solver.make_search`` now does: without, some positions got wrong values), and run

@@ -3,13 +3,13 @@
  * encode(game, player, over) -> (obs, mask): obs a bytearray of OBS_SIZE float32 (native
  * byte order), mask a bytearray of NUM_ACTIONS int8; game_encoder.py wraps them as numpy
  * arrays. It reads the fields of any object with a Game's attributes and writes them with
- * _core.h's wk_encode, the one encoder of the core (through game_io.c's
+ * encode.h's wk_encode, the one encoder of the core (through game_io.c's
  * wk_encode_one; a Game writes its own row with the same wk_encode, Game.encode).
  * tests/core/test_encoders_agree.py compares both with the reference encoder
  * (observation.encode_view) at every position of many games, and
  * tests/core/test_observation_hash.py pins the output.
  *
- * The layout is not written here: _core.h names the pieces of the layout (WK_PIECES, in
+ * The layout is not written here: encode.h names the pieces of the layout (WK_PIECES, in
  * order, with their sizes; the encoder's offsets follow from it at compile time) and
  * game_encoder.py passes observation.OFFSETS ({name: (offset, size)}, from PIECES) to
  * configure() at import, which checks that the table has exactly these pieces at these
@@ -24,15 +24,15 @@
 #include "core.h"
 #include "names.h"
 
-/* _batch.c: the batched engine and encoder */
+/* batch.c: the batched engine and encoder */
 extern PyMethodDef wk_batch_methods[];
 int wk_game_add(PyObject *module);  /* game.c: the type GameState */
-extern PyMethodDef wk_deal_methods[];  /* _deal.c: the seeded deal's shuffle */
+extern PyMethodDef wk_deal_methods[];  /* deal.c: the seeded deal's shuffle */
 int wk_set_layout(PyObject *scales);
 
 #define ALL36 ((UINT64_C(1) << 36) - 1)
 
-/* The pieces the encoder writes (_core.h's WK_PIECES): name, size, offset. */
+/* The pieces the encoder writes (encode.h's WK_PIECES): name, size, offset. */
 #define AS_NAME(name, size) #name,
 #define AS_SIZE(name, size) size,
 #define AS_AT(name, size) WK_AT(name),
@@ -92,7 +92,7 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     if (obs_size < 0) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.configure() was not called");
+        PyErr_SetString(PyExc_RuntimeError, "_core.configure() was not called");
         return NULL;
     }
     PyObject *game = args[0];
@@ -161,7 +161,7 @@ PyObject *wk_encode_by_attrs(PyObject *self, PyObject *const *args, Py_ssize_t n
 /* configure(table, obs_size, num_actions, trump_cards): table is observation.OFFSETS,
  * {name: (offset, size)}; it must hold exactly the pieces of WK_PIECES, at their offsets
  * with their sizes, and obs_size their total, so that a layout change without a matching
- * change in _core.h fails loudly */
+ * change in encode.h fails loudly */
 static PyObject *configure(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *table, *trumps, *scales = NULL;
@@ -174,7 +174,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         || actions > 64) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_ValueError, "configure: the layout has %zd pieces, "
-                         "_core.h writes %d", PyDict_Size(table), (int)N_LAYOUT);
+                         "encode.h writes %d", PyDict_Size(table), (int)N_LAYOUT);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < N_LAYOUT; i++) {
@@ -184,14 +184,14 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             || at != piece_at[i]) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError,
-                         "configure: piece %s must be (%zd, %zd), as _core.h writes it (the "
+                         "configure: piece %s must be (%zd, %zd), as encode.h writes it (the "
                          "pieces of WK_PIECES, in its order, back to back)", piece_name[i],
                          piece_at[i], piece_size[i]);
             return NULL;
         }
     }
     if (size != WK_OBS_SIZE) {
-        PyErr_Format(PyExc_ValueError, "configure: the observation has %zd entries, _core.h's "
+        PyErr_Format(PyExc_ValueError, "configure: the observation has %zd entries, encode.h's "
                      "pieces %zd", size, (Py_ssize_t)WK_OBS_SIZE);
         return NULL;
     }

@@ -1,4 +1,4 @@
-/* The search of agents/_solver.c: rule tables, transposition table, the Searcher and
+/* The search of solver.c: rule tables, transposition table, the Searcher and
  * its search (the method is described at the top of _solver.c). Included by
  * _solver.c only, after <Python.h>: the Searcher is a Python object. */
 

@@ -1,4 +1,4 @@
-"""Loading the optional C accelerators (the compiled core ``_speedups``, ``agents/_solver.c``).
+"""Loading the optional C accelerators (the compiled core ``_core``, the solver's ``_solver``).
 
 Each is a compiled twin of pure-Python code that gives the same results, faster. It is
 used when it was built (a C compiler at install) and ``WIDDERKOPF_PURE_PYTHON`` is unset

@@ -254,7 +254,7 @@ def trick_winner_offset(trump: int, led: int, other: int) -> int:
 
 
 def core_tables() -> tuple:
-    """The tables the compiled core (``_core.h``) is handed at import, in the order of its
+    """The tables the compiled core (``csrc/``) is handed at import, in the order of its
     ``configure_rules``: ``FOLLOW``, ``BEATS``, ``POINTS``, ``SPITZER``, ``TRUMP_MASK``."""
     return FOLLOW, BEATS, POINTS, SPITZER, TRUMP_MASK
 

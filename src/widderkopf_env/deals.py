@@ -74,7 +74,7 @@ def _digest(text: str) -> bytes:
 
 def _shuffled_deal_py(digest: bytes, cards, hand_size: int, piles: int):
     """The deal of ``cards`` shuffled with the 64-byte ``digest``: the reference of the
-    compiled core's ``shuffled_deal`` (``_deal.c``), which gives the same deals."""
+    compiled core's ``shuffled_deal`` (``csrc/deal.c``), which gives the same deals."""
     cards = list(cards)
     x = int.from_bytes(digest, "little") % math.factorial(len(cards))
     for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, with the swaps read off x

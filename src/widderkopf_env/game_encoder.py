@@ -236,7 +236,6 @@ def encode_view_packed(view) -> tuple[np.ndarray, np.ndarray]:
 
 # --- the optional C accelerator ------------------------------------------------------------
 
-_speedups = CORE
 #: Whether observations are encoded by the C accelerator (same arrays, faster).
 ACCELERATED: bool = CORE is not None
 
@@ -251,10 +250,10 @@ def _encode_c(game, player: int, over: bool = False) -> tuple[np.ndarray, np.nda
 
 
 if ACCELERATED:
-    _c_encode, _GameState = _speedups.encode, _speedups.GameState
+    _c_encode, _GameState = CORE.encode, CORE.GameState
     #: whether a compiled Game's ``encode`` makes the arrays (False where the core was
     #: built without numpy's headers): float32, or the compact uint8 form
-    _c_arrays = bool(_speedups.numpy_api())
+    _c_arrays = bool(CORE.numpy_api())
     encode_game = _encode_c
 else:
     _c_encode = _GameState = None

@@ -1,4 +1,4 @@
-"""The endgame solver's C search (``src/widderkopf_env/agents/_solver.c``) against the pure-Python search
+"""The endgame solver's C search (``csrc/solver/``) against the pure-Python search
 (``solver.make_search``, the reference): the same values on random positions.
 
 ``tests/agents/test_pimc.py`` checks the solver itself against plain minimax through the engine

@@ -19,7 +19,7 @@ from widderkopf_env.cards import TRUMP_MASK
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
 from widderkopf_env.rules import PyGame
 
-needs_speedups = pytest.mark.skipif(not game_encoder.ACCELERATED,
+needs_core = pytest.mark.skipif(not game_encoder.ACCELERATED,
                                     reason="the C accelerator is not built or is disabled")
 CSRC = Path(__file__).resolve().parents[2] / "csrc"
 
@@ -33,7 +33,7 @@ def _reload():
                             replaces="rules engine and encoder")
 
 
-@needs_speedups
+@needs_core
 def test_accelerator_arrays_are_ordinary_numpy_arrays():
     game = Game.new(seed=3)
     obs, mask = game_encoder._encode_c(game, game.current)
@@ -45,21 +45,21 @@ def test_accelerator_arrays_are_ordinary_numpy_arrays():
     assert obs2.max() == 1.0
 
 
-@needs_speedups
+@needs_core
 def test_accelerator_rejects_bad_input_with_exceptions():
-    from widderkopf_env import _core as _speedups
+    from widderkopf_env import _core as core
 
     game = Game.new(seed=3)
     with pytest.raises(ValueError, match="player"):
-        _speedups.encode(game, 2, False)
+        core.encode(game, 2, False)
     with pytest.raises(AttributeError):
-        _speedups.encode(object(), 0, False)
+        core.encode(object(), 0, False)
     with pytest.raises(TypeError):
-        _speedups.encode(game, 0)
+        core.encode(game, 0)
     broken = PyGame.new(seed=3)  # encode reads any object's attributes
     broken.trump = 7
     with pytest.raises(ValueError, match="out of range"):
-        _speedups.encode(broken, 0, False)
+        core.encode(broken, 0, False)
 
 
 def test_accelerator_is_built_where_a_c_compiler_is():
@@ -90,24 +90,24 @@ def test_pure_python_mode_runs_the_env(tmp_path):
     assert proc.stdout.strip().endswith("ok")
 
 
-@needs_speedups
+@needs_core
 def test_a_stale_accelerator_falls_back_to_python_with_a_warning(monkeypatch):
-    from widderkopf_env import _core as _speedups
+    from widderkopf_env import _core as core
 
     def stale(*args):
-        raise ValueError("configure: the layout does not match _speedups.c")
+        raise ValueError("configure: the layout does not match core.c")
 
-    monkeypatch.setattr(_speedups, "configure", stale)
+    monkeypatch.setattr(core, "configure", stale)
     with pytest.warns(RuntimeWarning, match="pure-Python rules engine and encoder"):
         assert _reload() is None
 
 
-@needs_speedups
+@needs_core
 def test_accelerator_refuses_a_layout_it_was_not_written_for():
-    """A layout change in PIECES without the matching change in _core.h's WK_PIECES (a
+    """A layout change in PIECES without the matching change in encode.h's WK_PIECES (a
     size, the order, the total) is refused (and the loader then warns and falls
     back), never run: the encoder's offsets are compile-time constants."""
-    from widderkopf_env import _core as _speedups
+    from widderkopf_env import _core as core
 
     resized = dict(OFFSETS)
     resized["phase"] = (OFFSETS["phase"][0], 6)
@@ -115,15 +115,15 @@ def test_accelerator_refuses_a_layout_it_was_not_written_for():
     swapped["hand"], swapped["my_up"] = OFFSETS["my_up"], OFFSETS["hand"]
     try:
         with pytest.raises(ValueError, match="piece phase must be"):
-            _speedups.configure(resized, OBS_SIZE, 42, tuple(TRUMP_MASK))
+            core.configure(resized, OBS_SIZE, 42, tuple(TRUMP_MASK))
         with pytest.raises(ValueError, match=r"piece hand must be \(0, 36\)"):
-            _speedups.configure(swapped, OBS_SIZE, 42, tuple(TRUMP_MASK))
+            core.configure(swapped, OBS_SIZE, 42, tuple(TRUMP_MASK))
         with pytest.raises(ValueError, match="the observation has"):
-            _speedups.configure(dict(OFFSETS), OBS_SIZE + 1, 42, tuple(TRUMP_MASK))
+            core.configure(dict(OFFSETS), OBS_SIZE + 1, 42, tuple(TRUMP_MASK))
         with pytest.raises(RuntimeError, match="configure"):
-            _speedups.encode(Game.new(seed=1), 0, False)
+            core.encode(Game.new(seed=1), 0, False)
     finally:
-        assert _reload() is _speedups  # configured right again
+        assert _reload() is core  # configured right again
     obs, _ = game_encoder._encode_c(Game.new(seed=1), 0)
     np.testing.assert_array_equal(obs, game_encoder._encode_py(Game.new(seed=1), 0)[0])
 
@@ -153,40 +153,40 @@ def test_the_c_core_compiles_without_warnings(source, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-@needs_speedups
+@needs_core
 def test_the_batch_core_rejects_bad_arrays_with_exceptions():
-    from widderkopf_env import _core as _speedups
+    from widderkopf_env import _core as core
     from widderkopf_env.vector import DealSource, VecGame
 
     game = VecGame(4, DealSource(4, 0))
     game.new_matches(game.all, [0, 1, 0, 1], 1)
     need = np.zeros(4, np.int64)
     with pytest.raises(ValueError, match="out of range"):
-        _speedups.vec_apply(game, np.array([7]), np.array([36]), need, 1)
+        core.vec_apply(game, np.array([7]), np.array([36]), need, 1)
     with pytest.raises(ValueError, match="idx must be"):
-        _speedups.vec_apply(game, np.array([0.5]), np.array([36]), need, 1)
+        core.vec_apply(game, np.array([0.5]), np.array([36]), need, 1)
     with pytest.raises(ValueError, match="action 99 out of range"):
-        _speedups.vec_apply(game, np.array([0]), np.array([99]), need, 1)
+        core.vec_apply(game, np.array([0]), np.array([99]), need, 1)
     with pytest.raises(ValueError, match="num_threads"):
-        _speedups.vec_apply(game, np.array([0]), np.array([36]), need, 0)
+        core.vec_apply(game, np.array([0]), np.array([36]), need, 0)
     saved = {k: v.copy() for k, v in vars(game).items() if isinstance(v, np.ndarray)}
     game.hand = game.hand.astype(np.int64)  # a field of the wrong dtype
     with pytest.raises(ValueError, match="hand must hold 8 uint64"):
-        _speedups.vec_apply(game, np.array([0]), np.array([36]), need, 1)
+        core.vec_apply(game, np.array([0]), np.array([36]), need, 1)
     game.hand = saved["hand"]
     obs = np.zeros((1, OBS_SIZE), np.float64)
     with pytest.raises(ValueError, match="obs_out must hold"):
-        _speedups.vec_encode(game, np.array([0]), np.array([0]), None, obs,
+        core.vec_encode(game, np.array([0]), np.array([0]), None, obs,
                              np.zeros((1, 42), np.int8), 1)
     with pytest.raises(ValueError, match="game 1: action 3 is not legal"):
         game.apply(np.array([0, 1]), np.array([36, 3]))  # a card while trumps are named
     broken = game.phase.copy()
     game.phase[2] = 9  # a corrupted array: refused, never indexed with
     with pytest.raises(ValueError, match="game 2: state out of range"):
-        _speedups.vec_encode(game, np.array([2]), np.array([0]), None,
+        core.vec_encode(game, np.array([2]), np.array([0]), None,
                              np.zeros((1, OBS_SIZE), np.float32), np.zeros((1, 42), np.int8), 1)
     with pytest.raises(ValueError, match="game 2"):
-        _speedups.vec_apply(game, np.array([2]), np.array([36]), need, 1)
+        core.vec_apply(game, np.array([2]), np.array([36]), need, 1)
     game.phase = broken
     for name, value in saved.items():  # nothing was changed by the refused calls
         np.testing.assert_array_equal(getattr(game, name), value, err_msg=name)

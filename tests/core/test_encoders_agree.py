@@ -22,7 +22,7 @@ from widderkopf_env.observation import OBS_SIZE, OFFSETS, encode_view, piece
 from widderkopf_env.vector import DealSource, VecGame
 from widderkopf_env.vector import encode as vector_encode
 
-needs_speedups = pytest.mark.skipif(not game_encoder.ACCELERATED,
+needs_core = pytest.mark.skipif(not game_encoder.ACCELERATED,
                                     reason="the C accelerator is not built or is disabled")
 
 
@@ -77,7 +77,7 @@ def _batched(games, vg, rows, over):
 
 
 def _by_attributes(game, p, over):
-    """``_speedups.encode``: the C encoder of any object with a Game's attributes (here a
+    """``core.encode``: the C encoder of any object with a Game's attributes (here a
     Game, read by attribute instead of by slot)."""
     obs, mask = game_encoder.CORE.encode(game, p, over)
     return np.frombuffer(obs, np.float32), np.frombuffer(mask, np.int8)
@@ -85,8 +85,8 @@ def _by_attributes(game, p, over):
 
 ENCODERS = {
     "python": _scalar(game_encoder._encode_py),
-    "c": pytest.param(_scalar(lambda *a: game_encoder._encode_c(*a)), marks=needs_speedups),
-    "c_by_attributes": pytest.param(_scalar(_by_attributes), marks=needs_speedups),
+    "c": pytest.param(_scalar(lambda *a: game_encoder._encode_c(*a)), marks=needs_core),
+    "c_by_attributes": pytest.param(_scalar(_by_attributes), marks=needs_core),
     "batched": _batched,
 }
 
@@ -166,7 +166,7 @@ def test_over_flag_clears_mask_and_legal_cards_only():
     np.testing.assert_array_equal(obs[keep], live_obs[keep])
 
 
-@needs_speedups
+@needs_core
 @pytest.mark.parametrize("variant", ["tiny", "small", "medium"])
 def test_the_c_encoders_leave_a_variants_absent_cards_out(variant):
     """A smaller variant's cards outside its deck are 0 in ``unseen`` and ``trumps``:

@@ -25,7 +25,7 @@ by the table's best move, then strongest first; replies by the trick they yield
 points, nothing unplayed between them, no face-down card under either) only one is
 tried; the last two tricks are scored directly.
 
-The search has a C twin, ``agents/_solver.c`` (an optional extension, built when a C
+The search has a C twin, ``csrc/solver/`` (an optional extension, built when a C
 compiler is present): the same values by a faster way (null-window tests, quick bounds
 at trick starts, interchangeable cards merged in the table; its header says more, and
 ``python bench/solver.py`` measures it against the landed one). It runs when it was
@@ -260,7 +260,7 @@ def make_search(trump: int, rev: list[int], tt: dict):
 
 
 def _load_accelerator():
-    """The C search (``agents/_solver.c``), configured with the core's rules
+    """The C search (``csrc/solver/``), configured with the core's rules
     (:func:`~widderkopf_env.cards.core_tables`) and the power order of :data:`TABLES`,
     or None when it was not built or ``WIDDERKOPF_PURE_PYTHON`` is set to a non-empty
     value other than ``0``."""

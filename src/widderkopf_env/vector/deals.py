@@ -13,7 +13,7 @@ golden-ratio increment, ``mix`` splitmix64's finaliser): output ``t`` is
 ``mix(start + t G)``; output 0's top bit is a new match's first dealer, output ``t >= 1``
 picks the card swapped into place ``m - t`` (``m`` cards) as ``(x >> 32) * (m - t + 1)
 >> 32`` (a bias under ``m / 2**32``). Each game's deals depend on its own counter only, so
-the compiled core deals the same cards on any number of threads (``_draw.h``'s
+the compiled core deals the same cards on any number of threads (``csrc/draw.h``'s
 ``wk_shuffle_deal`` is the same arithmetic; the differential tests tie them). A smaller
 :class:`~widderkopf_env.cards.Variant` deals its own deck, hand size and piles (as
 :func:`~widderkopf_env.deals.seeded_variant_deal` lays them out); its missing piles are
