@@ -9,9 +9,7 @@ it was measured; never bare. And every test that docs/guarantees.md names exists
 
 from __future__ import annotations
 
-import importlib
 import re
-import sys
 
 import pytest
 from helpers import ROOT
@@ -130,14 +128,6 @@ TEST_SPAN = re.compile(r"`([\w/.:]*\btest_\w*[\w/.:]*)`")
 #: How the guarantees page names a test: ``tests/PATH.py`` or ``tests/PATH.py::test_name``.
 TEST_REF = re.compile(r"tests/[\w/]+\.py(?:::test_\w+)?")
 
-
-@pytest.fixture(scope="module")
-def procedures_table():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        yield importlib.import_module("procedures_table")
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
 
 
 def named_tests(text: str) -> list[tuple[int, str]]:
