@@ -36,6 +36,7 @@ from widderkopf_env.cli import (
     require_train_extra,
 )
 
+from . import presets
 from .algorithms import SYMMETRIC_HELP, symmetric_defaults
 from .algorithms import check as check_algorithms
 from .config_file import upgrade
@@ -83,6 +84,9 @@ class TrainConfig:
                                   "deleting its outputs (with --resume: its settings, "
                                   "when no checkpoint verifies)", action="store_true",
                                   run_control=True)
+    preset: str | None = setting(None, "a settings file: a shipped preset's name (no name: "
+                                 "list them) or a .json file of field names; the options "
+                                 "given override it", type=str, nargs="?", metavar="NAME")
     seed: int = setting(0, "seeds the model, the envs and the evaluation deals",
                         type=integer(0, MAX_SEED32))
     n_envs: int = setting(16, "envs stepped in lockstep", type=integer(1, MAX_ENVS),
@@ -311,6 +315,8 @@ def _config(parser: argparse.ArgumentParser, argv) -> TrainConfig:
     given = set(vars(_given(parser, argv)))
     if given & {"net_size"}:
         given = (given - {"net_size"}) | {"net_arch"}
+    if "preset" in given:  # a settings file: its fields count as given
+        args, given = presets.apply(args, given, fields(TrainConfig), check_value)
     return _configure(args, given)
 
 
@@ -319,10 +325,13 @@ def _configure(args: dict, given: set) -> TrainConfig:
     (``given``: the settings the caller named)."""
     args["out"] = str(args["out"])
     if args.get("init") is not None and not args.get("resume") and "net_arch" not in given:
-        args["net_arch"] = _init_arch(args["init"])  # a warm start's network, unless set
+        args["net_arch"] = _init("init_arch", args["init"])  # a warm start's network, unless set
     args = symmetric_defaults(args, given)
     cfg = resolve(TrainConfig(**args))
-    _check_out(Path(cfg.out))
+    try:  # a folder, or one can be made, that accepts new files
+        check_output_dir(Path(cfg.out))
+    except UsageError as err:
+        raise UsageError(f"--out: {err}") from None
     if cfg.resume:
         given = given | {"resume"}
         old = read_saved(Path(cfg.out))
@@ -337,7 +346,9 @@ def _configure(args: dict, given: set) -> TrainConfig:
         cfg = resolve(dataclasses.replace(
             old, **{**{k: getattr(cfg, k) for k in RUN_CONTROL & given}, "resume": True}))
     if cfg.init is not None and not cfg.resume:
-        cfg = dataclasses.replace(cfg, init=str(_init_file(cfg.init, cfg)))
+        cfg = dataclasses.replace(cfg, init=str(_init("init_file", cfg.init, cfg.net_arch,
+                                                      cfg.activation,
+                                                      cfg.policy_class == "canonical")))
     check(cfg)
     require_train_extra("training")  # last: importing torch takes seconds
     return cfg
@@ -394,7 +405,7 @@ def read_saved(out: Path) -> TrainConfig:
                              f"wrote: {err}") from None
 
 
-NULLABLE = {"init"}  # settings that stay None once resolved
+NULLABLE = {"init", "preset"}  # settings that stay None once resolved
 _TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
 
 
@@ -409,33 +420,36 @@ def check_saved(data) -> TrainConfig:
     missing = sorted(set(known) - set(data))
     if unknown or missing:
         raise ValueError(f"keys missing {missing}, unknown {unknown}")
-    values = {}
-    for name, f in known.items():
-        value, kind = data[name], f.type.replace(" | None", "")
-        if value is None and name in NULLABLE:
-            values[name] = None
-            continue
+    for f in known.values():
+        check_value(f, data[f.name])
+    return TrainConfig(**{name: data[name] for name in known})
+
+
+def check_value(f, value) -> None:
+    """ValueError naming field ``f`` unless ``value`` is of its type, among its choices
+    and in its range."""
+    name, kind = f.name, f.type.replace(" | None", "")
+    if value is None and name in NULLABLE:
+        return
+    if kind == "list[int]":
+        ok = isinstance(value, list) and all(type(v) is int for v in value)
+    else:
+        allowed = _TYPES[kind]
+        ok = isinstance(value, allowed) and (kind == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"{name!r} must be {f.type}, got {value!r}")
+    convert = f.metadata["type"]
+    try:
+        if f.metadata["choices"] and value not in f.metadata["choices"]:
+            raise ValueError(f"one of {list(f.metadata['choices'])}")
         if kind == "list[int]":
-            ok = isinstance(value, list) and all(type(v) is int for v in value)
-        else:
-            allowed = _TYPES[kind]
-            ok = isinstance(value, allowed) and (kind == "bool" or not isinstance(value, bool))
-        if not ok:
-            raise ValueError(f"{name!r} must be {f.type}, got {value!r}")
-        convert = f.metadata["type"]
-        try:
-            if f.metadata["choices"] and value not in f.metadata["choices"]:
-                raise ValueError(f"one of {list(f.metadata['choices'])}")
-            if kind == "list[int]":
-                int_list(",".join(map(str, value)))
-            elif convert is agent_spec:
-                check_agent_spec(value)
-            elif convert is not None and kind != "str":
-                convert(repr(value))
-        except (ValueError, OSError, argparse.ArgumentTypeError) as err:
-            raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
-        values[name] = value
-    return TrainConfig(**values)
+            int_list(",".join(map(str, value)))
+        elif convert is agent_spec:
+            check_agent_spec(value)
+        elif convert is not None and kind != "str":
+            convert(repr(value))
+    except (ValueError, OSError, argparse.ArgumentTypeError) as err:
+        raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
 
 
 def defaults_table() -> str:
@@ -459,30 +473,14 @@ def defaults_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-def _init_file(spec: str, cfg: TrainConfig) -> Path:
-    from .export import init_file
+def _init(how: str, *args):
+    """:mod:`.export`'s ``init_file`` or ``init_arch`` (``how``) of ``args``; UsageError."""
+    from . import export
 
     try:
-        return init_file(spec, cfg.net_arch, cfg.activation, cfg.policy_class == "canonical")
+        return getattr(export, how)(*args)
     except ValueError as err:
         raise UsageError(f"--init: {err}") from None
-
-
-def _init_arch(spec: str) -> list[int]:
-    from .export import init_arch
-
-    try:
-        return init_arch(spec)
-    except ValueError as err:
-        raise UsageError(f"--init: {err}") from None
-
-
-def _check_out(out: Path) -> None:
-    """``out`` is a folder or can be made one, and accepts new files."""
-    try:
-        check_output_dir(out)
-    except UsageError as err:
-        raise UsageError(f"--out: {err}") from None
 
 
 def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
@@ -494,5 +492,7 @@ def _given(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
             if action.nargs == 0:
                 kwargs["action"] = "store_const"
                 kwargs["const"] = action.const
+            elif action.nargs == "?":  # --preset with no name
+                kwargs["nargs"] = "?"
             quiet.add_argument(*action.option_strings, **kwargs)
     return quiet.parse_known_args(argv)[0]
