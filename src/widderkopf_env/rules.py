@@ -17,7 +17,9 @@ from .cards import (
     FULL,
     ID_TABLES,
     MAX_LEVEL,
+    NUM_CARDS,
     PASS,
+    PILES,
     POINTS,
     SPITZER,
     TRUMP_ACTION,
@@ -228,7 +230,7 @@ class PyGame(_GameApi):
         self.phase, self.current, self.trump = TRUMP, self.chooser, -1
         (h0, u0, d0), (h1, u1, d1) = deal
         self.hand = [to_bits(h0), to_bits(h1)]
-        pad = (-1,) * (5 - len(u0))  # a variant's missing piles stay empty
+        pad = (-1,) * (PILES - len(u0))  # a variant's missing piles stay empty
         self.up, self.down = [*u0, *pad, *u1, *pad], [*d0, *pad, *d1, *pad]
         self.upbits = [to_bits(u0), to_bits(u1)]
         self.covered = self.upbits[:]
@@ -395,7 +397,7 @@ class PyGame(_GameApi):
             self.phase, self.current = ANSWER, other
 
     def _apply_play(self, card: int) -> None:
-        if card >= 36:  # the due player escalates (R11)
+        if card >= NUM_CARDS:  # the due player escalates (R11)
             self._escalate_due()
             return
         p = self.current
@@ -405,7 +407,7 @@ class PyGame(_GameApi):
             self.hand[p] ^= bit
         else:  # a face-up card from pile i (R13); what lies under it turns over later (R14)
             self.upbits[p] ^= bit
-            i = self.up.index(card, 5 * p, 5 * p + 5)
+            i = self.up.index(card, PILES * p, PILES * p + PILES)
             self.up[i] = -1
             if self.down[i] >= 0:
                 pile = i
@@ -416,7 +418,7 @@ class PyGame(_GameApi):
             self.lead, self.lead_pile, self.current = card, pile, 1 - p
             return
         leader = 1 - p
-        winner = p if BEATS[self.trump][lead * 36 + card] else leader
+        winner = p if BEATS[self.trump][lead * NUM_CARDS + card] else leader
         self.won[winner] |= (1 << lead) | bit
         self.trick_points[winner] += POINTS[lead] + POINTS[card]
         self.tricks.append((leader, lead, card, winner))
@@ -433,7 +435,7 @@ class PyGame(_GameApi):
     def _turn_over(self, i: int) -> None:
         card = self.down[i]
         self.down[i], self.up[i] = -1, card
-        self.upbits[i // 5] |= 1 << card
+        self.upbits[i // PILES] |= 1 << card
 
     def _finish_hand(self) -> None:
         t, (d0, d1) = self.trump, self.discard
