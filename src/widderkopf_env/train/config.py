@@ -475,10 +475,10 @@ def defaults_table() -> str:
 
 def _init(how: str, *args):
     """:mod:`.export`'s ``init_file`` or ``init_arch`` (``how``) of ``args``; UsageError."""
-    from . import export
+    from .export import init_arch, init_file
 
     try:
-        return getattr(export, how)(*args)
+        return {"init_arch": init_arch, "init_file": init_file}[how](*args)
     except ValueError as err:
         raise UsageError(f"--init: {err}") from None
 
