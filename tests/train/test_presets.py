@@ -11,7 +11,6 @@ from importlib import resources
 import pytest
 
 from widderkopf_env.train import presets
-from widderkopf_env.train.algorithms import SYMMETRIC_DEFAULTS
 from widderkopf_env.train.config import TrainConfig, check_saved, parse_config
 from widderkopf_env.train.config_file import to_json
 
@@ -29,10 +28,16 @@ def changed(cfg: TrainConfig, plain: TrainConfig) -> set:
 
 def test_the_shipped_presets_are_listed():
     assert presets.names() == list(SHIPPED)
-    assert set(shipped("ppo-selfplay").items()) >= {("self_play_symmetric", True),
-                                                    *SYMMETRIC_DEFAULTS.items()}
     assert shipped("mmd") == {**shipped("ppo-selfplay"), "algo": "mmd",
                               "magnet_coef": 0.025, "magnet_every": 0}
+
+
+def test_self_play_symmetric_alone_sets_the_ppo_selfplay_presets_values(tmp_path):
+    """The preset file is the one home of ``--self-play-symmetric``'s own defaults."""
+    flag = parse_config(["--self-play-symmetric", "--out", str(tmp_path / "run")])
+    values = shipped("ppo-selfplay")
+    assert {k: getattr(flag, k) for k in values} == values
+    assert flag.preset is None
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from widderkopf_env.cli import UsageError
 
+from .presets import shipped
+
 #: What ``--self-play-symmetric`` sets unless the command line gives it: the entropy and
 #: clipping of the tuned PPO of Rudolph et al. (2025), short rollouts (2048 steps with
 #: the default 16 envs: many small updates), a constant learning rate, and no crack
 #: curriculum (both seats learn every decision from the start).
-SYMMETRIC_DEFAULTS = {"ent_coef": 0.1, "clip_range": 0.05, "n_steps": 128, "lr": 1e-3,
-                      "lr_schedule": "constant", "crack_after": 0}
+SYMMETRIC_DEFAULTS = {k: v for k, v in shipped("ppo-selfplay").items()
+                      if k != "self_play_symmetric"}  # the preset file is their one home
 SYMMETRIC_HELP = "its own defaults unless given: " + ", ".join(
     f"--{k.replace('_', '-')} {v}" for k, v in SYMMETRIC_DEFAULTS.items())
 #: The variants whose exact exploitability the trainer computes.

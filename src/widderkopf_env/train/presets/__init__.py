@@ -65,6 +65,11 @@ def apply(args: dict, given: set, settings, check_value) -> tuple[dict, set]:
             given | set(values))
 
 
+def shipped(name: str) -> dict:
+    """The settings of the shipped preset ``name`` as its file holds them (unchecked)."""
+    return _read(resources.files(__name__) / f"{name}.json", name)
+
+
 def _read(source, spec: str) -> dict:
     try:
         data = json.loads(source.read_text())
