@@ -213,14 +213,8 @@ static int bind_fresh(PyObject *game, bound_batch *bb) {
         return -1;
     }
     b->n = n;
-    b->ntricks_per_hand = tricks;
-    b->win = win;
-    b->total = total;
-    b->schneider = schneider;
-    b->has_spitzer = spitzer;
-    b->deck = deck;
-    for (int t = 0; t < 4; t++) b->trump_mask[t] = tm[t];
-    b->hv_stride = total + 1;
+    const uint64_t masks[4] = {tm[0], tm[1], tm[2], tm[3]};
+    wk_set_variant(b, tricks, win, total, schneider, spitzer, deck, masks);
     int err = wk_get_array(hv, "hand_value", K_I64, 5 * (total + 1), 0, &bb->views[0]);
     Py_DECREF(cv);  /* the buffer keeps the array alive */
     if (err) return -1;

@@ -53,15 +53,9 @@ int wk_game_set_variant(wk_game *g, PyObject *variant, PyObject *numbers) {
         PyErr_SetString(PyExc_ValueError, "a variant's numbers out of range");
         return -1;
     }
-    wk_batch *b = &g->b;
-    b->ntricks_per_hand = tricks;
-    b->win = win;
-    b->total = total;
-    b->schneider = schneider;
-    b->has_spitzer = spitzer;
-    b->deck = deck;
-    b->hv_stride = total + 1;
-    for (int t = 0; t < 4; t++) b->trump_mask[t] = wk_get_rules()->trump_mask[t] & deck;
+    uint64_t tm[4];
+    for (int t = 0; t < 4; t++) tm[t] = wk_get_rules()->trump_mask[t] & deck;
+    wk_set_variant(&g->b, tricks, win, total, schneider, spitzer, deck, tm);
     Py_XSETREF(g->hv, Py_NewRef(hv));
     Py_XSETREF(g->variant, Py_NewRef(variant));
     wk_game_bind(g);

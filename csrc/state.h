@@ -58,6 +58,21 @@ typedef struct {
     const int64_t *hand_value;                                     /* [5][total + 1] */
 } wk_batch;
 
+/* A variant's numbers into a batch (cards.Variant's; the hand values' table is set apart,
+ * where its buffer is held): the batch's (bind.c) and a Game's (game_io.c) alike. */
+static inline void wk_set_variant(wk_batch *b, int64_t tricks, int64_t win, int64_t total,
+                                  int64_t schneider, int64_t spitzer, uint64_t deck,
+                                  const uint64_t trump_mask[4]) {
+    b->ntricks_per_hand = tricks;
+    b->win = win;
+    b->total = total;
+    b->schneider = schneider;
+    b->has_spitzer = spitzer;
+    b->deck = deck;
+    b->hv_stride = total + 1;
+    for (int t = 0; t < 4; t++) b->trump_mask[t] = trump_mask[t];
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define WK_INLINE __attribute__((always_inline))
 #else
