@@ -24,11 +24,12 @@ from ..rules import HandResult, PyGame
 from ..view import PlayerView
 
 OVER = Phase.OVER
-#: Fields copied as ints, and as per-player (or per-pile) lists.
-SCALARS = ("phase", "trump", "dealer", "chooser", "leader", "lead", "lead_pile", "level",
-           "cracker", "recracker", "hand_no", "num_hands")
-LISTS = ("hand", "upbits", "covered", "played", "won", "up", "down", "discard",
-         "trick_points", "scores")
+#: The fields held as ints, and as per-player (or per-pile) lists, with the batch's names
+#: (a GameRow and a loaded PyGame alike).
+SCALARS = ("num_hands", "first_dealer", "hand_no", "dealer", "phase", "trump", "chooser",
+           "lead", "lead_pile", "leader", "level", "cracker", "recracker")
+LISTS = ("scores", "hand", "up", "down", "upbits", "covered", "discard", "won",
+         "trick_points", "played")
 
 
 class GameRow:
@@ -77,17 +78,12 @@ def hand_result(game, i: int) -> HandResult:
 
 #: What a loaded game holds: every state field of a PyGame but ``_legal`` (it computes it).
 FIELDS = tuple(f for f in STATE_FIELDS if f != "_legal")
-#: The fields held as ints, and as per-player (or per-pile) lists, with the batch's names.
-_INTS = ("num_hands", "first_dealer", "hand_no", "dealer", "phase", "trump", "chooser",
-         "lead", "lead_pile", "leader", "level", "cracker", "recracker")
-_LISTS = ("scores", "hand", "up", "down", "upbits", "covered", "discard", "won",
-          "trick_points", "played")
 _NO_TRICK = (-1,) * 4
 
 
 def _column(game, idx, name: str, next_deals) -> list:
     """Field ``name`` of games ``idx`` as a PyGame holds it, one value per game."""
-    if name in _INTS or name in _LISTS:
+    if name in SCALARS or name in LISTS:
         return getattr(game, name)[idx].tolist()
     if name == "current":
         return [None if c < 0 else c for c in game.current[idx].tolist()]
@@ -139,14 +135,14 @@ def store(game, idx, games) -> None:
     if not games:
         return
     idx = np.asarray(idx, np.int64)
-    ints, lists = attrgetter(*_INTS), attrgetter(*_LISTS, "initial_scores")
+    ints, lists = attrgetter(*SCALARS), attrgetter(*LISTS, "initial_scores")
     numbers = [(*ints(g), *chain.from_iterable(lists(g)),
                 -1 if g.current is None else g.current, g.legal_mask,
                 len(g.history) - g.hand_start, len(g.tricks), len(g.results)) for g in games]
     flat = np.fromiter(chain.from_iterable(numbers), np.int64,  # each row's numbers in order
                        len(games) * len(numbers[0])).reshape(len(games), -1)
     j = 0
-    for name in _INTS + _LISTS + ("initial_scores", "current", "legal", "hlen", "ntricks",
+    for name in SCALARS + LISTS + ("initial_scores", "current", "legal", "hlen", "ntricks",
                                   "res_count"):
         array = getattr(game, name)
         width = array.shape[1] if array.ndim == 2 else 0
