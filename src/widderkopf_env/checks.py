@@ -111,6 +111,8 @@ MAX_WORKERS = 32
 MAX_THREADS = 64
 #: Learner steps of one run, and every step count of a schedule (evaluate every STEPS).
 MAX_STEPS = 10**10
+#: The largest wall-clock budget of one run, in minutes (a week).
+MAX_MINUTES = 7 * 24 * 60.0
 #: Passes over the data (or over each rollout) of one fit.
 MAX_EPOCHS = 10_000
 #: Rows in one gradient step.

@@ -46,6 +46,7 @@ class TrainingRun:
         self._session_start = time.perf_counter() if started is None else started
         self._wall_before = 0.0
         self._explained = False  # LEGEND logged (once per session, before the first line)
+        self.stopped_at: int | None = None  # the step at which --minutes ended training
 
     # --- opponents ---------------------------------------------------------------------------
 
@@ -137,6 +138,10 @@ class TrainingRun:
 
     # --- timing and state ------------------------------------------------------------------------
 
+    def budget_spent(self) -> bool:
+        """Whether the run's ``--minutes`` (if any) are used up."""
+        return self.cfg.minutes is not None and self.wall_seconds() >= 60 * self.cfg.minutes
+
     def wall_seconds(self) -> float:
         """Wall time of training so far, summed over resumed sessions."""
         return self._wall_before + time.perf_counter() - self._session_start
@@ -189,16 +194,31 @@ def files_written(folder) -> str:
 
 class ProgressBar(ProgressBarCallback):
     """SB3's progress bar over the steps the session will train (whole rollouts, see
-    :func:`.ppo.planned_steps`), so that it ends at its total."""
+    :func:`.ppo.planned_steps`), so that it ends at its total; with a budget
+    (``--minutes``: ``run`` and its ``seconds``) over the budget's seconds instead."""
 
-    def __init__(self, planned: int):
+    def __init__(self, planned: int, run: TrainingRun | None = None,
+                 seconds: float | None = None):
         super().__init__()
-        self.planned = planned
+        self.planned, self.run, self.seconds = planned, run, seconds
 
     def _on_training_start(self) -> None:
         from stable_baselines3.common import callbacks
 
-        self.pbar = callbacks.tqdm(total=self.planned)
+        if self.seconds is None:
+            self.pbar = callbacks.tqdm(total=self.planned)
+            return
+        self.pbar = callbacks.tqdm(total=round(self.seconds), unit="s",
+                                   initial=min(round(self.run.wall_seconds()),
+                                               round(self.seconds)))
+
+    def _on_step(self) -> bool:
+        if self.seconds is None:
+            return super()._on_step()
+        now = min(round(self.run.wall_seconds()), round(self.seconds))
+        if now > self.pbar.n:
+            self.pbar.update(now - self.pbar.n)
+        return True
 
 
 class RunCallback(BaseCallback):
@@ -211,6 +231,7 @@ class RunCallback(BaseCallback):
         self.run = run
         self._points = defaultdict(list)
         self._t_rollout = self._t_train = None
+        self._over = False  # the --minutes budget is spent: the next step ends the run
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -218,9 +239,13 @@ class RunCallback(BaseCallback):
             self.run.timers["train"] += now - self._t_train
         torch.set_num_threads(1)
         self.run.on_rollout_start(self.model)
+        self._over = self.run.budget_spent()
         self._t_rollout = time.perf_counter()
 
     def _on_step(self) -> bool:
+        if self._over:  # SB3 stops before this rollout trains (this step is not trained on)
+            self.run.stopped_at = int(self.model.num_timesteps) - self.training_env.num_envs
+            return False
         for info in self.locals["infos"]:
             opp = info.get("opponent")
             if opp is not None:

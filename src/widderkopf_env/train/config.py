@@ -23,7 +23,14 @@ from widderkopf_env.agents.arena import default_workers, derive_seed
 from widderkopf_env.agents.cli_args import agent_help, agent_spec, check_agent_spec, runs_code
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
 from widderkopf_env.cards import VARIANTS
-from widderkopf_env.checks import MAX_EPOCHS, MAX_SEED32, MAX_STEPS, MAX_THREADS, MAX_WORKERS
+from widderkopf_env.checks import (
+    MAX_EPOCHS,
+    MAX_MINUTES,
+    MAX_SEED32,
+    MAX_STEPS,
+    MAX_THREADS,
+    MAX_WORKERS,
+)
 from widderkopf_env.cli import (
     DefaultsHelp,
     UsageError,
@@ -76,6 +83,13 @@ class TrainConfig:
                                "whole rollouts of --n-steps x --n-envs, so the run ends at "
                                "the first multiple at or above it)", type=STEPS,
                                run_control=True)
+    minutes: float | None = setting(None, "wall-clock budget of the run: training stops at "
+                                    "the first rollout that would start after M minutes "
+                                    "(setup, periodic evaluations and checkpoints count; "
+                                    "the final evaluation follows); --total-steps is then "
+                                    "only a cap, unlimited unless given",
+                                    type=number(0, MAX_MINUTES, low_open=True),
+                                    metavar="M", run_control=True, shown="none")
     out: str = setting("runs/ppo", "output directory (one run per folder; a second process "
                        "on it exits 2)", type=str, run_control=True)
     resume: bool = setting(False, "continue from the newest checkpoint in --out",
@@ -327,6 +341,12 @@ def _configure(args: dict, given: set) -> TrainConfig:
     if args.get("init") is not None and not args.get("resume") and "net_arch" not in given:
         args["net_arch"] = _init("init_arch", args["init"])  # a warm start's network, unless set
     args = symmetric_defaults(args, given)
+    if args.get("minutes") is not None and "total_steps" not in given and not args.get("resume"):
+        if args["lr_schedule"] == "linear":
+            raise UsageError("--lr-schedule linear decays over --total-steps, which --minutes "
+                             "leaves open: give --total-steps too, or --lr-schedule constant "
+                             "(the schedule of the ppo-selfplay and mmd presets)")
+        args["total_steps"] = MAX_STEPS  # the budget ends the run
     cfg = resolve(TrainConfig(**args))
     try:  # a folder, or one can be made, that accepts new files
         check_output_dir(Path(cfg.out))
@@ -405,7 +425,7 @@ def read_saved(out: Path) -> TrainConfig:
                              f"wrote: {err}") from None
 
 
-NULLABLE = {"init", "preset"}  # settings that stay None once resolved
+NULLABLE = {"init", "preset", "minutes"}  # settings that stay None once resolved
 _TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
 
 

@@ -50,4 +50,5 @@ def upgrade(data: dict) -> dict:
         raise ValueError(f"keys {both} and their new names {[RENAMED[k] for k in both]} "
                          "both given")
     data = {RENAMED.get(k, k): v for k, v in data.items()}
-    return {"force_restart": False, "variant": "full", "preset": None, **ADDED, **data}
+    return {"force_restart": False, "variant": "full", "preset": None, "minutes": None,
+            **ADDED, **data}

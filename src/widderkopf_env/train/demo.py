@@ -23,11 +23,11 @@ import time
 from pathlib import Path
 
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
-from widderkopf_env.checks import MAX_WORKERS
+from widderkopf_env.checks import MAX_MINUTES, MAX_WORKERS
 from widderkopf_env.cli import integer, number, require_train_extra, run_cli
 from widderkopf_env.seeding import default_workers
 
-from .recipes.budget import MAX_MINUTES, BudgetTooSmall
+from .recipes.budget import BudgetTooSmall
 from .recipes.recipe import RECIPES
 
 

@@ -70,6 +70,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from widderkopf_env.checks import MAX_STEPS
 from widderkopf_env.cli import run_cli
 from widderkopf_env.seeding import derive_seed
 
@@ -275,17 +276,26 @@ def _learn(s: Session) -> None:
 
     cfg, model, run = s.cfg, s.model, s.run
     planned = planned_steps(cfg, s.start)
-    s.log(f"training {planned:,} steps (whole rollouts of {cfg.n_steps} x {cfg.n_envs} "
-          f"envs), net {cfg.net_arch}, opponent {_opponents(cfg)} -> {s.out}")
+    if cfg.minutes is None:
+        size = f"training {planned:,} steps"
+    elif cfg.total_steps >= MAX_STEPS:
+        size = f"training for {cfg.minutes:g} minutes of the run's wall time"
+    else:
+        size = f"training {planned:,} steps or for {cfg.minutes:g} minutes, whichever ends first"
+    s.log(f"{size} (whole rollouts of {cfg.n_steps} x {cfg.n_envs} envs), net "
+          f"{cfg.net_arch}, opponent {_opponents(cfg)} -> {s.out}")
     t = time.perf_counter()
     callbacks = [RunCallback(run)]
     curve = exploitability_curve(cfg, s.out, s.start)  # None unless asked for
     callbacks += [curve] if curve is not None else []
     if cfg.progress_bar:
-        s.bar = ProgressBar(planned)
+        budget = None if cfg.minutes is None else 60 * cfg.minutes
+        s.bar = ProgressBar(planned, run, budget if cfg.total_steps >= MAX_STEPS else None)
         callbacks.append(s.bar)
     model.learn(cfg.total_steps - s.start, callback=callbacks, reset_num_timesteps=False,
                 tb_log_name="ppo")
+    if run.stopped_at is not None:  # the step SB3 took before it stopped was not trained on
+        model.num_timesteps = run.stopped_at
     if curve is not None:
         curve.record(model)  # the final policy's point
     s.phases["learn"] = time.perf_counter() - t
@@ -382,6 +392,9 @@ def _summary(s: Session, final: dict, best: dict | None) -> dict:
     return {
         "steps": steps,
         "steps_this_session": trained_now,
+        # --minutes: the budget, and whether it (not --total-steps) ended the training
+        "minutes": cfg.minutes,
+        "stopped_by_budget": run.stopped_at is not None,
         "resumed_from": s.start if s.found is not None else None,
         # the whole run (every session): setup, training, evaluations, outputs
         "wall_seconds": round(run.wall_seconds(), 1),

@@ -31,8 +31,6 @@ from .recipe import STAGES, Recipe, ValueBlock
 __all__ = ["BudgetTooSmall", "Calibration", "Plan", "calibrate", "plan", "planned_seconds",
            "resize_round", "retimed", "run_plan"]
 
-#: The largest budget taken, in minutes (a week).
-MAX_MINUTES = 7 * 24 * 60.0
 #: The share of the budget the plan fills (the rest absorbs the model's error).
 FILL = 0.93
 #: The smallest data the plan makes, as a share of the recipe's sizes.

@@ -16,12 +16,11 @@ __all__ = ["build_parser", "main", "report"]
 def build_parser():
     import argparse
 
-    from widderkopf_env.checks import MAX_SEED, MAX_WORKERS
+    from widderkopf_env.checks import MAX_MINUTES, MAX_SEED, MAX_WORKERS
     from widderkopf_env.cli import DefaultsHelp, add_version, deprecated_alias, integer, number
     from widderkopf_env.seeding import default_workers
     from widderkopf_env.settings import with_limit
 
-    from .budget import MAX_MINUTES
     from .recipe import RECIPES
 
     p = argparse.ArgumentParser(

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from widderkopf_env import VARIANTS
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
-from widderkopf_env.checks import MAX_EPOCHS, MAX_SEED32, MAX_WORKERS
+from widderkopf_env.checks import MAX_EPOCHS, MAX_MINUTES, MAX_SEED32, MAX_WORKERS
 from widderkopf_env.cli import (
     DefaultsHelp,
     add_version,
@@ -42,7 +42,6 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, setting
 
 from ..config import MAX_ENVS, MAX_ROLLOUT
-from ..recipes.budget import MAX_MINUTES
 from ..run_folder import RunFolder
 from .league import (
     HEURISTIC,
