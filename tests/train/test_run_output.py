@@ -107,6 +107,24 @@ def test_the_best_response_curve_ends_with_the_run(monkeypatch, tmp_path):
     assert fig.axes[0].get_xlim() == pytest.approx((0, 204_800 * 1.02))
 
 
+def test_the_baselines_figure_draws_a_line_per_seed_and_ends_with_the_longest(
+        monkeypatch, tmp_path):
+    figures = captured(monkeypatch, run_folder)
+    run = [{"steps": 0, "cpu_seconds": 0.0, "mixed": 11.4, "greedy": 20.0},
+           {"steps": 8192, "cpu_seconds": 30.0, "mixed": 0.5, "greedy": 0.0}]
+    solver = [{"iterations": 1.0, "cpu_seconds": 3.0, "exploitability": 11.4},
+              {"iterations": 20.0, "cpu_seconds": 50.0, "exploitability": 0.1}]
+    plots.plot_exploitability_by_cpu({"PPO": [run, run[:1]], "CFR+": [solver]},
+                                     tmp_path / "figure.png", "tiny")
+    [fig] = figures
+    ax = fig.axes[0]
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [[11.4, 0.5], [11.4],
+                                                                    [11.4, 0.1]]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["PPO (2 runs)",
+                                                                   "CFR+ (1 run)"]
+    assert ax.get_xlim() == pytest.approx((0, 50.0 * 1.02))
+
+
 def test_a_recipe_run_labels_its_intervals_and_lists_its_files(tmp_path, monkeypatch, capsys):
     from widderkopf_env.train import train_cli
     from widderkopf_env.train.recipes import cli as recipe_cli

@@ -4,6 +4,8 @@
   hand against steps, one line per evaluation opponent);
 - :func:`plot_exploitability`: its exploitability.png (``--exploitability-every``: the
   exact exploitability against steps);
+- :func:`plot_exploitability_by_cpu`: the baselines' figure (the exact exploitability of
+  several algorithms against CPU seconds, docs/baselines.md);
 - :func:`plot_best_response`: ``widderkopf-exploit``'s learning_curve.png (the best
   response's edge against steps, and the final edge);
 - :func:`plot_recipe_curve`: a recipe's curve.png (strength against wall-clock minutes).
@@ -19,8 +21,8 @@ from pathlib import Path
 from . import run_folder
 from .evaluation import EVAL_OPPONENTS
 
-__all__ = ["plot_best_response", "plot_exploitability", "plot_learning_curve",
-           "plot_recipe_curve"]
+__all__ = ["plot_best_response", "plot_exploitability", "plot_exploitability_by_cpu",
+           "plot_learning_curve", "plot_recipe_curve"]
 
 
 def _axes(size=(8, 4.8)):
@@ -78,6 +80,27 @@ def plot_exploitability(rows: list[dict], path, title: str) -> None:
     ax.set_yscale("symlog", linthresh=0.01)  # from 10+ down to 0.01, and 0 itself
     _save(fig, ax, path, "training steps (learner decisions)",
           "exact exploitability (game points per hand)", title)
+
+
+def plot_exploitability_by_cpu(curves: dict[str, list[list[dict]]], path, title: str) -> None:
+    """The softmax (mixed) exact exploitability against CPU seconds, one colour per
+    algorithm and one line per seed (``curves``: name -> runs, each its rows with
+    ``cpu_seconds`` and ``mixed``; a solver's rows may give ``exploitability``)."""
+    fig, ax = _axes((8, 5))
+    colours = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:gray")
+    right = 0.0
+    for (name, runs), colour in zip(curves.items(), colours, strict=False):
+        for k, rows in enumerate(runs):
+            x = [r["cpu_seconds"] for r in rows]
+            y = [r.get("mixed", r.get("exploitability")) for r in rows]
+            ax.plot(x, y, marker="o", ms=3, color=colour, alpha=0.85,
+                    label=f"{name} ({len(runs)} run{'s' * (len(runs) > 1)})" if k == 0
+                    else None)
+            right = max(right, *x)
+    ax.set_yscale("symlog", linthresh=0.01)
+    ax.set_xlim(0, right * 1.02 or 1.0)
+    _save(fig, ax, path, "CPU seconds (training or solving; the exploitability computations "
+          "left out)", "exact exploitability (game points per hand)", title)
 
 
 def plot_best_response(result: dict, path) -> None:
