@@ -125,6 +125,18 @@ def test_the_baselines_figure_draws_a_line_per_seed_and_ends_with_the_longest(
     assert ax.get_xlim() == pytest.approx((0, 50.0 * 1.02))
 
 
+def test_the_strength_figure_draws_each_run_by_its_minutes(monkeypatch, tmp_path):
+    figures = captured(monkeypatch, run_folder)
+    history = [{"steps": s, "seconds": 60.0 * m, "heuristic": RESULT, "random": RESULT}
+               for s, m in ((1_000_000, 6.0), (2_000_000, 12.5))]
+    plots.plot_strength_by_minutes({"a": history, "b": history[:1]}, tmp_path / "f.png",
+                                   "heuristic", "full")
+    [fig] = figures
+    ax = fig.axes[0]
+    assert [list(line.get_xdata()) for line in ax.get_lines()[:2]] == [[6.0, 12.5], [6.0]]
+    assert ax.get_xlim() == pytest.approx((0, 12.5 * 1.02))
+
+
 def test_a_recipe_run_labels_its_intervals_and_lists_its_files(tmp_path, monkeypatch, capsys):
     from widderkopf_env.train import train_cli
     from widderkopf_env.train.recipes import cli as recipe_cli

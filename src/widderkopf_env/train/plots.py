@@ -5,7 +5,8 @@
 - :func:`plot_exploitability`: its exploitability.png (``--exploitability-every``: the
   exact exploitability against steps);
 - :func:`plot_exploitability_by_cpu`: the baselines' figure (the exact exploitability of
-  several algorithms against CPU seconds, docs/baselines.md);
+  several algorithms against CPU seconds, docs/baselines.md) and
+  :func:`plot_strength_by_minutes` (strength against wall-clock minutes, several runs);
 - :func:`plot_best_response`: ``widderkopf-exploit``'s learning_curve.png (the best
   response's edge against steps, and the final edge);
 - :func:`plot_recipe_curve`: a recipe's curve.png (strength against wall-clock minutes).
@@ -22,7 +23,7 @@ from . import run_folder
 from .evaluation import EVAL_OPPONENTS
 
 __all__ = ["plot_best_response", "plot_exploitability", "plot_exploitability_by_cpu",
-           "plot_learning_curve", "plot_recipe_curve"]
+           "plot_learning_curve", "plot_recipe_curve", "plot_strength_by_minutes"]
 
 
 def _axes(size=(8, 4.8)):
@@ -101,6 +102,25 @@ def plot_exploitability_by_cpu(curves: dict[str, list[list[dict]]], path, title:
     ax.set_xlim(0, right * 1.02 or 1.0)
     _save(fig, ax, path, "CPU seconds (training or solving; the exploitability computations "
           "left out)", "exact exploitability (game points per hand)", title)
+
+
+def plot_strength_by_minutes(runs: dict[str, list[dict]], path, opponent: str,
+                             title: str) -> None:
+    """Game points per hand against ``opponent`` (95% bands) by the run's wall-clock
+    minutes, one line per run (``runs``: name -> its eval_history.json)."""
+    fig, ax = _axes()
+    right = 0.0
+    for name, history in runs.items():
+        rows = [e for e in history if opponent in e]
+        x = [e["seconds"] / 60 for e in rows]
+        ax.plot(x, [e[opponent]["mean"] for e in rows], marker="o", ms=3, label=name)
+        ax.fill_between(x, [e[opponent]["ci95"][0] for e in rows],
+                        [e[opponent]["ci95"][1] for e in rows], alpha=0.2, lw=0)
+        right = max(right, *x, 0.0)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlim(0, right * 1.02 or 1.0)
+    _save(fig, ax, path, "wall-clock minutes of the run",
+          f"game points per hand against {opponent}", title)
 
 
 def plot_best_response(result: dict, path) -> None:
