@@ -61,3 +61,25 @@ def test_without_a_budget_the_steps_end_the_run(tmp_path):
                                "--final-eval-pairs", "2", "--workers", "1", "--no-progress",
                                "--quiet", "--out", str(tmp_path / "run")])
     assert summary["steps"] == 256 and not summary["stopped_by_budget"]
+
+
+def test_a_run_stopped_by_ctrl_c_still_times_its_envs(tmp_path, monkeypatch):
+    from widderkopf_env.train.ppo import main
+
+    calls = []
+
+    def interrupted(run):  # Ctrl-C as the third rollout starts
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return False
+
+    monkeypatch.setattr(TrainingRun, "budget_spent", interrupted)
+    out = tmp_path / "run"
+    assert main(["--variant", "tiny", "--self-play-symmetric", "--total-steps", "4096",
+                 "--n-envs", "4", "--n-steps", "32", "--net-arch", "16", "--eval-every", "0",
+                 "--checkpoint-every", "128", "--final-eval-pairs", "2", "--workers", "1",
+                 "--no-progress", "--quiet", "--out", str(out)]) == 130
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["final"] is None and summary["env_seconds"] > 0
+    assert 0 < summary["env_share"] < 1

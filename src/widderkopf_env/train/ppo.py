@@ -126,7 +126,7 @@ class Session:
     run: object = None
     bar: object = None
     best_weights: dict | None = None  # of best_model.zip, when it was loaded at resume
-    env_seconds: float = 0.0  # inside the envs, over the whole run
+    env_seconds: float | None = None  # inside the envs, over the whole run (once known)
     phases: dict = field(default_factory=dict)  # seconds of this session, per phase
 
 
@@ -151,6 +151,9 @@ def train(cfg: TrainConfig) -> dict:
                 final, best = _final_evaluation(s)
                 return _finish(s, final, best)
             except KeyboardInterrupt:
+                if s.run is not None and s.env_seconds is None:
+                    with contextlib.suppress(OSError, EOFError):  # workers hit by Ctrl-C
+                        s.env_seconds = _env_seconds(s.run)
                 stop_workers(s.vec_env)
                 if s.committed and s.run is not None:  # the summary, whenever a run ends
                     with contextlib.suppress(OSError):
@@ -325,9 +328,14 @@ def _save_final(s: Session) -> None:
     buf = io.BytesIO()
     save_policy(export_policy(model), buf)  # torch-free, an agent
     s.folder.write("final_policy.npz", buf.getvalue())
-    s.env_seconds = run.timers.get("env_before", 0.0) + run.env_timing()[0]
+    s.env_seconds = _env_seconds(run)
     s.vec_env.close()
     s.phases["last_evaluation_and_saves"] = time.perf_counter() - t
+
+
+def _env_seconds(run) -> float:
+    """Seconds inside the envs over the whole run (earlier sessions' and this one's)."""
+    return run.timers.get("env_before", 0.0) + run.env_timing()[0]
 
 
 def _final_evaluation(s: Session) -> tuple[dict, dict | None]:
@@ -405,10 +413,11 @@ def _summary(s: Session, final: dict, best: dict | None) -> dict:
         "ppo_steps_per_second": round(steps / ppo_seconds, 1) if ppo_seconds > 0 else None,
         # time inside the envs' reset/step (opponent included; summed over the envs) / the
         # time of rollouts and updates
-        "env_share": round(s.env_seconds / ppo_seconds, 3) if ppo_seconds > 0 else None,
+        "env_share": (round(s.env_seconds / ppo_seconds, 3)
+                      if ppo_seconds > 0 and s.env_seconds is not None else None),
         "time_split": {k: round(timers.get(k, 0.0), 1)
                        for k in ("rollout", "train", "eval", "checkpoint")},
-        "env_seconds": round(s.env_seconds, 1),
+        "env_seconds": None if s.env_seconds is None else round(s.env_seconds, 1),
         "n_envs": cfg.n_envs,
         "final": final,
         "best": best,
