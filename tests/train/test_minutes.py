@@ -81,5 +81,5 @@ def test_a_run_stopped_by_ctrl_c_still_times_its_envs(tmp_path, monkeypatch):
                  "--checkpoint-every", "128", "--final-eval-pairs", "2", "--workers", "1",
                  "--no-progress", "--quiet", "--out", str(out)]) == 130
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["final"] is None and summary["env_seconds"] > 0
-    assert 0 < summary["env_share"] < 1
+    assert summary["final"] is None and summary["env_seconds"] is not None
+    assert 0 < summary["env_share"] < 1  # env_seconds is rounded to 0.1 s: it may read 0.0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from widderkopf_env import settings
 from widderkopf_env.agents.arena import default_workers, derive_seed
-from widderkopf_env.agents.cli_args import agent_help, agent_spec, check_agent_spec, runs_code
+from widderkopf_env.agents.cli_args import agent_help, agent_spec, runs_code
 from widderkopf_env.agents.eval_cli import MAX_PAIRS
 from widderkopf_env.cards import VARIANTS
 from widderkopf_env.checks import (
@@ -46,7 +46,7 @@ from widderkopf_env.cli import (
 from . import presets
 from .algorithms import SYMMETRIC_HELP, symmetric_defaults
 from .algorithms import check as check_algorithms
-from .config_file import upgrade
+from .config_file import check_value, upgrade
 from .run_folder import RunFolderError
 
 SHARE, ABOVE0 = number(0, 1), number(0, low_open=True)
@@ -425,10 +425,6 @@ def read_saved(out: Path) -> TrainConfig:
                              f"wrote: {err}") from None
 
 
-NULLABLE = {"init", "preset", "minutes"}  # settings that stay None once resolved
-_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
-
-
 def check_saved(data) -> TrainConfig:
     """``data`` (a parsed config.json) as settings; ValueError naming the first key that
     is missing, unknown, of the wrong type or out of range."""
@@ -443,33 +439,6 @@ def check_saved(data) -> TrainConfig:
     for f in known.values():
         check_value(f, data[f.name])
     return TrainConfig(**{name: data[name] for name in known})
-
-
-def check_value(f, value) -> None:
-    """ValueError naming field ``f`` unless ``value`` is of its type, among its choices
-    and in its range."""
-    name, kind = f.name, f.type.replace(" | None", "")
-    if value is None and name in NULLABLE:
-        return
-    if kind == "list[int]":
-        ok = isinstance(value, list) and all(type(v) is int for v in value)
-    else:
-        allowed = _TYPES[kind]
-        ok = isinstance(value, allowed) and (kind == "bool" or not isinstance(value, bool))
-    if not ok:
-        raise ValueError(f"{name!r} must be {f.type}, got {value!r}")
-    convert = f.metadata["type"]
-    try:
-        if f.metadata["choices"] and value not in f.metadata["choices"]:
-            raise ValueError(f"one of {list(f.metadata['choices'])}")
-        if kind == "list[int]":
-            int_list(",".join(map(str, value)))
-        elif convert is agent_spec:
-            check_agent_spec(value)
-        elif convert is not None and kind != "str":
-            convert(repr(value))
-    except (ValueError, OSError, argparse.ArgumentTypeError) as err:
-        raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
 
 
 def defaults_table() -> str:

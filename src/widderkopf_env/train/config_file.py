@@ -1,6 +1,7 @@
 """A run's config.json: written from its :class:`~.config.TrainConfig`
-(:func:`save_config`), and what a saved one means today (:func:`upgrade`; read back and
-checked key by key by :func:`.config.read_saved`).
+(:func:`save_config`), what a saved one means today (:func:`upgrade`) and whether each
+value fits its setting (:func:`check_value`; read back and checked key by key by
+:func:`.config.read_saved`, and a preset's values by :mod:`.presets`).
 
 The keys are the settings' field names. Keys that older versions wrote under another
 name are read through :data:`RENAMED`, the one map of old key to field, and settings
@@ -10,9 +11,13 @@ run folder written before still loads and resumes.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import fields
 from pathlib import Path
+
+from widderkopf_env.agents.cli_args import agent_spec, check_agent_spec
+from widderkopf_env.cli import int_list
 
 from . import run_folder
 from .algorithms import ADDED
@@ -52,3 +57,34 @@ def upgrade(data: dict) -> dict:
     data = {RENAMED.get(k, k): v for k, v in data.items()}
     return {"force_restart": False, "variant": "full", "preset": None, "minutes": None,
             **ADDED, **data}
+
+
+NULLABLE = {"init", "preset", "minutes"}  # settings that stay None once resolved
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
+
+
+def check_value(f, value) -> None:
+    """ValueError naming field ``f`` unless ``value`` is of its type, among its choices
+    and in its range."""
+    name, kind = f.name, f.type.replace(" | None", "")
+    if value is None and name in NULLABLE:
+        return
+    if kind == "list[int]":
+        ok = isinstance(value, list) and all(type(v) is int for v in value)
+    else:
+        allowed = _TYPES[kind]
+        ok = isinstance(value, allowed) and (kind == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"{name!r} must be {f.type}, got {value!r}")
+    convert = f.metadata["type"]
+    try:
+        if f.metadata["choices"] and value not in f.metadata["choices"]:
+            raise ValueError(f"one of {list(f.metadata['choices'])}")
+        if kind == "list[int]":
+            int_list(",".join(map(str, value)))
+        elif convert is agent_spec:
+            check_agent_spec(value)
+        elif convert is not None and kind != "str":
+            convert(repr(value))
+    except (ValueError, OSError, argparse.ArgumentTypeError) as err:
+        raise ValueError(f"{name!r} = {value!r}: expected {err}") from None
