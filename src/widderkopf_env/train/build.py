@@ -50,17 +50,25 @@ def make_vec_env(cfg: TrainConfig, seed: int, steps: int = 0):
     return DummyVecEnv(fns)
 
 
+def has_workers(vec_env) -> bool:
+    """Whether ``vec_env`` steps its envs in worker processes that are still open (after
+    a Ctrl-C they must not be asked anything: see :func:`stop_workers`)."""
+    inner = getattr(vec_env, "unwrapped", vec_env)
+    return bool(getattr(inner, "processes", None)) and not getattr(inner, "closed", True)
+
+
 def stop_workers(vec_env) -> None:
     """End ``vec_env``'s worker processes without talking to them, after a Ctrl-C.
 
     The interrupt may have landed inside a step, after some workers' answers were read and
-    before the others were: a polite ``close()`` then waits for answers that never come.
-    SIGTERM ends each worker; the env is marked closed, so a later ``close()`` does nothing.
+    before the others were: a polite ``close()`` then waits for answers that never come
+    (or a question gets the step's answer). SIGTERM ends each worker; the env is marked
+    closed, so a later ``close()`` does nothing.
     """
-    inner = getattr(vec_env, "unwrapped", vec_env)
-    processes = getattr(inner, "processes", None)
-    if not processes or getattr(inner, "closed", True):
+    if not has_workers(vec_env):
         return
+    inner = getattr(vec_env, "unwrapped", vec_env)
+    processes = inner.processes
     for process in processes:
         process.terminate()
     for process in processes:

@@ -75,7 +75,7 @@ from widderkopf_env.cli import run_cli
 from widderkopf_env.seeding import derive_seed
 
 from . import run_folder
-from .build import make_vec_env, new_model, stop_workers
+from .build import has_workers, make_vec_env, new_model, stop_workers
 from .checkpoints import TrainingInterrupted
 from .config import TrainConfig, build_parser, differences, parse_config, read_saved
 from .config_file import save_config
@@ -151,9 +151,8 @@ def train(cfg: TrainConfig) -> dict:
                 final, best = _final_evaluation(s)
                 return _finish(s, final, best)
             except KeyboardInterrupt:
-                if s.run is not None and s.env_seconds is None:
-                    with contextlib.suppress(OSError, EOFError):  # workers hit by Ctrl-C
-                        s.env_seconds = _env_seconds(s.run)
+                if s.run is not None and s.env_seconds is None and not has_workers(s.vec_env):
+                    s.env_seconds = _env_seconds(s.run)  # workers: left unknown (null)
                 stop_workers(s.vec_env)
                 if s.committed and s.run is not None:  # the summary, whenever a run ends
                     with contextlib.suppress(OSError):
