@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import itertools
 import os
@@ -38,7 +39,7 @@ from widderkopf_env.train.exploitability_curve import CSV, read_rows
 #: clip 0.025-0.1) with the old defaults beside them, and two rollout sizes.
 GRID = {"ent_coef": [0.01, 0.05, 0.1, 0.2], "clip_range": [0.05, 0.1, 0.2],
         "n_steps": [128, 512]}
-FIELDS = {f.name for f in TrainConfig.__dataclass_fields__.values()}
+FIELDS = {f.name for f in dataclasses.fields(TrainConfig)}
 
 
 def grid_arg(text: str) -> tuple[str, list[str]]:

@@ -63,6 +63,31 @@ def test_without_a_budget_the_steps_end_the_run(tmp_path):
     assert summary["steps"] == 256 and not summary["stopped_by_budget"]
 
 
+def test_quiet_shows_no_progress_bar(tmp_path, monkeypatch):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from widderkopf_env.train import callbacks
+
+    bars = []
+
+    class Bar(BaseCallback):
+        def __init__(self, *args):
+            super().__init__()
+            bars.append(args)
+
+        def _on_step(self):
+            return True
+
+    monkeypatch.setattr(callbacks, "ProgressBar", Bar)
+    argv = ["--variant", "tiny", "--self-play-symmetric", "--total-steps", "128",
+            "--n-envs", "4", "--n-steps", "32", "--net-arch", "16", "--eval-every", "0",
+            "--checkpoint-every", "0", "--final-eval-pairs", "2", "--workers", "1"]
+    train_from_args([*argv, "--quiet", "--out", str(tmp_path / "quiet")])
+    assert bars == []
+    train_from_args([*argv, "--out", str(tmp_path / "shown")])
+    assert len(bars) == 1
+
+
 def test_a_run_stopped_by_ctrl_c_still_times_its_envs(tmp_path, monkeypatch):
     from widderkopf_env.train.ppo import main
 

@@ -125,6 +125,18 @@ def test_the_baselines_figure_draws_a_line_per_seed_and_ends_with_the_longest(
     assert ax.get_xlim() == pytest.approx((0, 50.0 * 1.02))
 
 
+def test_the_baselines_figure_keeps_every_algorithm_apart_past_the_colour_cycle(
+        monkeypatch, tmp_path):
+    figures = captured(monkeypatch, run_folder)
+    run = [{"steps": 0, "cpu_seconds": 1.0, "mixed": 2.0}]
+    plots.plot_exploitability_by_cpu({f"algo {i}": [run] for i in range(12)},
+                                     tmp_path / "figure.png", "tiny")
+    [fig] = figures
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 12
+    assert len({(line.get_color(), line.get_linestyle()) for line in lines}) == 12
+
+
 def test_the_strength_figure_draws_each_run_by_its_minutes(monkeypatch, tmp_path):
     figures = captured(monkeypatch, run_folder)
     history = [{"steps": s, "seconds": 60.0 * m, "heuristic": RESULT, "random": RESULT}

@@ -53,8 +53,13 @@ def make_vec_env(cfg: TrainConfig, seed: int, steps: int = 0):
 def has_workers(vec_env) -> bool:
     """Whether ``vec_env`` steps its envs in worker processes that are still open (after
     a Ctrl-C they must not be asked anything: see :func:`stop_workers`)."""
-    inner = getattr(vec_env, "unwrapped", vec_env)
+    inner = _innermost(vec_env)
     return bool(getattr(inner, "processes", None)) and not getattr(inner, "closed", True)
+
+
+def _innermost(vec_env):
+    """The env under SB3's VecEnv wrappers (a wrapper's ``unwrapped``)."""
+    return getattr(vec_env, "unwrapped", vec_env)
 
 
 def stop_workers(vec_env) -> None:
@@ -67,7 +72,7 @@ def stop_workers(vec_env) -> None:
     """
     if not has_workers(vec_env):
         return
-    inner = getattr(vec_env, "unwrapped", vec_env)
+    inner = _innermost(vec_env)
     processes = inner.processes
     for process in processes:
         process.terminate()

@@ -224,7 +224,8 @@ class TrainConfig:
     progress_bar: bool = setting(True, "no progress bar", action="store_false",
                                  flag="--no-progress", group="evaluation and checkpoints",
                                  run_control=True, old="--no-progress-bar")
-    quiet: bool = setting(False, "print only the summary line", action="store_true",
+    quiet: bool = setting(False, "print only the summary line (no progress bar either)",
+                          action="store_true",
                           group="evaluation and checkpoints", run_control=True)
     eval_seed: int | None = setting(None, "seed of the periodic evaluations' deals",
                                     cli=False, shown="derived from --seed")

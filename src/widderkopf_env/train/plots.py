@@ -86,15 +86,18 @@ def plot_exploitability(rows: list[dict], path, title: str) -> None:
 def plot_exploitability_by_cpu(curves: dict[str, list[list[dict]]], path, title: str) -> None:
     """The softmax (mixed) exact exploitability against CPU seconds, one colour per
     algorithm and one line per seed (``curves``: name -> runs, each its rows with
-    ``cpu_seconds`` and ``mixed``; a solver's rows may give ``exploitability``)."""
+    ``cpu_seconds`` and ``mixed``; a solver's rows may give ``exploitability``). The
+    colours are matplotlib's cycle (``C0``..``C9``); past ten algorithms the line style
+    changes too, so every algorithm stays apart."""
     fig, ax = _axes((8, 5))
-    colours = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:gray")
+    styles = ("-", "--", ":", "-.")
     right = 0.0
-    for (name, runs), colour in zip(curves.items(), colours, strict=False):
+    for i, (name, runs) in enumerate(curves.items()):
+        colour, style = f"C{i % 10}", styles[i // 10 % len(styles)]
         for k, rows in enumerate(runs):
             x = [r["cpu_seconds"] for r in rows]
             y = [r.get("mixed", r.get("exploitability")) for r in rows]
-            ax.plot(x, y, marker="o", ms=3, color=colour, alpha=0.85,
+            ax.plot(x, y, marker="o", ms=3, color=colour, ls=style, alpha=0.85,
                     label=f"{name} ({len(runs)} run{'s' * (len(runs) > 1)})" if k == 0
                     else None)
             right = max(right, *x)

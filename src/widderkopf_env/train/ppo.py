@@ -290,7 +290,7 @@ def _learn(s: Session) -> None:
     callbacks = [RunCallback(run)]
     curve = exploitability_curve(cfg, s.out, s.start)  # None unless asked for
     callbacks += [curve] if curve is not None else []
-    if cfg.progress_bar:
+    if cfg.progress_bar and not cfg.quiet:
         budget = None if cfg.minutes is None else 60 * cfg.minutes
         s.bar = ProgressBar(planned, run, budget if cfg.total_steps >= MAX_STEPS else None)
         callbacks.append(s.bar)
