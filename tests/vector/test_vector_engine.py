@@ -61,8 +61,9 @@ def assert_same(vg: VecGame, games, full_rows=()) -> None:
         wrong = (obs != np.stack([o for o, _ in want])).any(1) | (
             mask != np.stack([m for _, m in want])).any(1)
         assert not wrong.any(), f"games {np.flatnonzero(wrong)[:5].tolist()}, player {p}"
-    for i in full_rows:
-        row, g = GameRow(vg, i), games[i]
+    for i, row in zip(full_rows, GameRow.of_games(vg, list(full_rows)), strict=True):
+        g = games[i]
+        assert vars(row) == vars(GameRow(vg, i)), i  # many at once = one at a time
         for name in SCALARS + LISTS + ("current", "tricks"):
             assert getattr(row, name) == list(getattr(g, name)) if name in LISTS else \
                 getattr(row, name) == getattr(g, name), (name, i)

@@ -78,8 +78,10 @@ class AgentOpponent:
         return repr(self.agents[0])
 
     def actions(self, game, idx, player) -> np.ndarray:
-        return np.array([self.agents[i].act(GameRow(game, i).view(int(p)))
-                         for i, p in zip(idx, player, strict=True)], np.int64)
+        rows = GameRow.of_games(game, idx)
+        return np.array([self.agents[i].act(row.view(p)) for i, row, p in
+                         zip(np.asarray(idx).tolist(), rows, np.asarray(player).tolist(),
+                             strict=True)], np.int64)
 
 
 def make_opponent(spec, n: int, rng: np.random.Generator):

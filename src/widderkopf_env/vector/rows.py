@@ -33,26 +33,20 @@ LISTS = ("scores", "hand", "up", "down", "upbits", "covered", "discard", "won",
 
 
 class GameRow:
-    """A read-only snapshot of game ``i`` with :class:`Game`'s attribute names."""
+    """A read-only snapshot of game ``i`` with :class:`Game`'s attribute names
+    (:meth:`of_games`: many at once, reading each array once)."""
 
     def __init__(self, game, i: int):
-        self.variant = game.variant
-        for name in SCALARS:
-            setattr(self, name, int(getattr(game, name)[i]))
-        for name in LISTS:
-            setattr(self, name, [int(x) for x in getattr(game, name)[i]])
-        current = int(game.current[i])
-        self.current = None if current < 0 else current
-        self.tricks = [tuple(int(x) for x in t) for t in game.tricks[i, :game.ntricks[i]]]
-        self.legal_mask = int(game.legal[i])
-        self._rights = tuple(bool(x) for x in game.escalation_rights([i])[0])
-        self.results = [] if not game.res_count[i] else [hand_result(game, i)]
-        # the hand's public record: its deal's piles and its actions (hands not needed)
-        up, down = game.deal_up[i].tolist(), game.deal_down[i].tolist()
-        k = game.variant.piles  # the piles dealt (a variant's missing ones are -1)
-        deal = (([], up[:k], down[:k]), ([], up[5:5 + k], down[5:5 + k]))
-        self.deals = [None] * (self.hand_no - (self.phase == OVER)) + [deal]
-        self.history, self.hand_start = game.history[i, :game.hlen[i]].tolist(), 0
+        _fill(self, _Columns(game, np.array([i], np.int64)), 0)
+
+    @classmethod
+    def of_games(cls, game, idx) -> list[GameRow]:
+        """``[GameRow(game, i) for i in idx]``, each array of ``game`` read once for all."""
+        columns = _Columns(game, np.asarray(idx, np.int64))
+        rows = [cls.__new__(cls) for _ in range(len(columns.idx))]
+        for r, row in enumerate(rows):
+            _fill(row, columns, r)
+        return rows
 
     def escalation_rights(self) -> tuple[bool, bool]:
         return self._rights
@@ -61,17 +55,52 @@ class GameRow:
         return PlayerView.of(self, player)
 
 
+class _Columns:
+    """The fields of games ``idx`` as Python lists, one entry per game."""
+
+    def __init__(self, game, idx: np.ndarray):
+        self.variant, self.idx = game.variant, idx
+        self.fields = {name: getattr(game, name)[idx].tolist() for name in SCALARS + LISTS}
+        self.current, self.legal = game.current[idx].tolist(), game.legal[idx].tolist()
+        self.ntricks, self.tricks = game.ntricks[idx].tolist(), game.tricks[idx].tolist()
+        self.hlen, self.history = game.hlen[idx].tolist(), game.history[idx].tolist()
+        self.rights = game.escalation_rights(idx).tolist()
+        self.up, self.down = game.deal_up[idx].tolist(), game.deal_down[idx].tolist()
+        ended = idx[game.res_count[idx] > 0]
+        self.results = dict(zip(ended.tolist(), hand_results(game, ended), strict=True))
+
+
+def _fill(row: GameRow, c: _Columns, r: int) -> None:
+    """Set ``row``'s attributes from entry ``r`` of the columns ``c``."""
+    row.variant = c.variant
+    for name in SCALARS + LISTS:
+        setattr(row, name, c.fields[name][r])
+    row.current = None if c.current[r] < 0 else c.current[r]
+    row.tricks = [tuple(t) for t in c.tricks[r][:c.ntricks[r]]]
+    row.legal_mask, row._rights = c.legal[r], tuple(c.rights[r])
+    i = int(c.idx[r])
+    row.results = [c.results[i]] if i in c.results else []
+    # the hand's public record: its deal's piles and its actions (hands not needed)
+    up, down, k = c.up[r], c.down[r], c.variant.piles  # the piles dealt (missing: -1)
+    deal = (([], up[:k], down[:k]), ([], up[5:5 + k], down[5:5 + k]))
+    row.deals = [None] * (row.hand_no - (row.phase == OVER)) + [deal]
+    row.history, row.hand_start = c.history[r][:c.hlen[r]], 0
+
+
 def hand_result(game, i: int) -> HandResult:
     """The latest finished hand of game ``i`` (its ``res_*`` arrays) as a HandResult."""
-    def pair(name):
-        return tuple(int(x) for x in getattr(game, name)[i])
+    return hand_results(game, np.array([i], np.int64))[0]
 
-    return HandResult(
-        int(game.res_hand[i]), int(game.res_dealer[i]), int(game.res_trump[i]),
-        pair("res_card_points"), pair("res_trick_points"), pair("res_discards"),
-        int(game.res_spitzer[i]), int(game.res_winner[i]), int(game.res_crack_level[i]),
-        bool(game.res_schneider[i]), bool(game.res_schwarz[i]), int(game.res_value[i]),
-        pair("res_scores"))
+
+def hand_results(game, idx) -> list[HandResult]:
+    """:func:`hand_result` of each game of ``idx``, each ``res_*`` array read once."""
+    idx = np.asarray(idx, np.int64)
+    columns = []
+    for name in RESULT_FIELDS:
+        values = getattr(game, "res_" + name)[idx]
+        columns.append([tuple(v) for v in values.tolist()] if values.ndim == 2
+                       else values.tolist())
+    return [HandResult(*values) for values in zip(*columns, strict=True)]
 
 
 # --- the reference's games over a batch's rows ----------------------------------------------
