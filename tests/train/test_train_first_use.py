@@ -68,7 +68,7 @@ def test_the_progress_bar_ends_at_its_total(tmp_path, monkeypatch):
         real(self)
 
     monkeypatch.setattr(ProgressBarCallback, "_on_training_end", record)
-    args = [a for a in TINY if a != "--no-progress"]
+    args = [a for a in TINY if a not in ("--no-progress", "--quiet")]  # --quiet hides it too
     summary = train(parse_config(["--out", str(tmp_path / "run"), "--total-steps", "100",
                                   *args]))
     assert summary["steps"] == 128  # whole rollouts of 64
