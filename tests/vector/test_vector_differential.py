@@ -171,6 +171,38 @@ def test_the_fused_step_equals_apply_settle_and_deal(variant, threads, dtype, sh
     assert dealt_seen > 0 and over_seen > 0  # both kinds of hand end were stepped
 
 
+#: A batch whose float32 rows outgrow the caches (csrc/encode.h's WK_STREAM_BYTES, 4 MiB):
+#: the fused step then streams its rows to memory past the cache.
+BIG = 2048
+
+
+@pytest.mark.parametrize("threads,aligned", [(1, True), (2, True), (1, False)])
+def test_a_large_batchs_streamed_rows_are_the_encoders_rows(threads, aligned):
+    """In a batch of ``BIG`` games the fused step writes its float32 rows with non-temporal
+    stores (and, into a buffer not 16-byte aligned, with ordinary ones): the rows are
+    still the encoder's, entry for entry, for the player to act in every game."""
+    assert BIG * OBS_SIZE * 4 >= 4 << 20
+    rng = np.random.default_rng(threads)
+    deals = DealSource(BIG, 11, variant="full")
+    game = VecGame(BIG, deals, "full", accelerated=True)
+    game.num_threads = threads
+    game.new_matches(game.all, rng.integers(0, 2, BIG), 2)
+    raw = np.zeros(BIG * OBS_SIZE * 4 + 64, np.uint8)
+    at = (-raw.ctypes.data) % 16 + (0 if aligned else 4)
+    obs = raw[at:at + BIG * OBS_SIZE * 4].view(np.float32).reshape(BIG, OBS_SIZE)
+    assert (obs.ctypes.data % 16 == 0) == aligned
+    mask = np.zeros((BIG, NUM_ACTIONS), np.int8)
+    fused, ledger = FusedStep(BIG, np.float32), VecRewardLedger(BIG, False)
+    for step in range(12):
+        obs.fill(7)
+        moved = fused(game, pick(game, rng), obs, mask, ledger, deals, 2)
+        assert moved is not None
+        want, want_mask = encode(game, game.all, np.maximum(game.current, 0),
+                                 dtype=np.float32)
+        np.testing.assert_array_equal(obs, want, err_msg=f"step {step}")
+        np.testing.assert_array_equal(mask, want_mask, err_msg=f"step {step}")
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_the_fused_step_refuses_an_illegal_action_and_changes_nothing(threads):
     """The check runs on the threads too: one illegal action anywhere, and nothing moves
