@@ -187,26 +187,25 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
 #if defined(__SSE2__)
 #include <emmintrin.h>
 typedef char wk_row_in_quads[WK_OBS_SIZE % 4 == 0 ? 1 : -1];
+#endif
 static inline WK_INLINE void wk_encode_streamed(const wk_rules *r, const wk_layout *L,
                                                 const wk_batch *b, int64_t i, int64_t p,
                                                 int over, float *obs32, int8_t *mask) {
-    if (((uintptr_t)obs32 & 15) != 0) {
-        wk_encode(r, L, b, i, p, over, obs32, NULL, mask);
+#if defined(__SSE2__)
+    if (((uintptr_t)obs32 & 15) == 0) {
+        __m128 row[WK_OBS_SIZE / 4];
+        wk_encode(r, L, b, i, p, over, (float *)row, NULL, mask);
+        for (int64_t k = 0; k < WK_OBS_SIZE / 4; k++) _mm_stream_ps(obs32 + 4 * k, row[k]);
         return;
     }
-    __m128 row[WK_OBS_SIZE / 4];
-    wk_encode(r, L, b, i, p, over, (float *)row, NULL, mask);
-    for (int64_t k = 0; k < WK_OBS_SIZE / 4; k++) _mm_stream_ps(obs32 + 4 * k, row[k]);
-}
-static inline void wk_stream_fence(void) { _mm_sfence(); }
-#else
-static inline WK_INLINE void wk_encode_streamed(const wk_rules *r, const wk_layout *L,
-                                                const wk_batch *b, int64_t i, int64_t p,
-                                                int over, float *obs32, int8_t *mask) {
+#endif
     wk_encode(r, L, b, i, p, over, obs32, NULL, mask);
 }
-static inline void wk_stream_fence(void) {}
+static inline void wk_stream_fence(void) {
+#if defined(__SSE2__)
+    _mm_sfence();
 #endif
+}
 
 #ifdef Py_PYTHON_H
 /* The encoders' (player, over) arguments: player 0 or 1, over any truth value; -1 with
