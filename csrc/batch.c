@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "draw.h"
 
 typedef struct {
     wk_batch *b;
@@ -225,6 +226,80 @@ static PyObject *vec_illegal(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(bad);
 }
 
+/* rights(game, idx, out bool (k, 2)): PyGame.escalation_rights() of each game of idx */
+static PyObject *vec_rights(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *game, *idx_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &game, &idx_obj, &out_obj)) return NULL;
+    bound_batch bb;
+    if (wk_bind(game, &bb)) return NULL;
+    Py_buffer iv, ov;
+    Py_ssize_t k;
+    if (wk_get_idx(idx_obj, &bb.b, &iv, &k)) {
+        wk_unbind(&bb);
+        return NULL;
+    }
+    int err = wk_get_array(out_obj, "out", K_BOOL, 2 * k, 1, &ov);
+    if (!err) {
+        const int64_t *ix = (const int64_t *)iv.buf;
+        uint8_t *out = (uint8_t *)ov.buf;
+        for (Py_ssize_t r = 0; r < k; r++) {
+            int rights[2];
+            wk_rights(&bb.b, ix[r], rights);
+            out[2 * r] = (uint8_t)rights[0];
+            out[2 * r + 1] = (uint8_t)rights[1];
+        }
+        PyBuffer_Release(&ov);
+    }
+    PyBuffer_Release(&iv);
+    wk_unbind(&bb);
+    if (err) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* deals(key, games, draws, cards, hand_size, piles, hand_out (k, 2) uint64, up_out and
+ * down_out (k, 10) int64): deal draws[r] of game games[r] from the counter-based
+ * generator (draw.h; vector/deals.py's DealSource is its reference) */
+static PyObject *vec_deals(PyObject *self, PyObject *args) {
+    (void)self;
+    unsigned long long key;
+    PyObject *games_obj, *draws_obj, *cards_obj, *hand_obj, *up_obj, *down_obj;
+    int hand_size, piles;
+    if (!PyArg_ParseTuple(args, "KOOOiiOOO", &key, &games_obj, &draws_obj, &cards_obj,
+                          &hand_size, &piles, &hand_obj, &up_obj, &down_obj))
+        return NULL;
+    Py_buffer gv, dv, cv, hv, uv, wv;
+    Py_ssize_t k = PyObject_Length(games_obj), m = PyObject_Length(cards_obj);
+    if (k < 0 || m < 0) return NULL;
+    if (hand_size < 0 || piles < 0 || piles > WK_PILES || m > WK_CARDS
+        || m != 2 * (hand_size + 2 * piles)) {
+        PyErr_Format(PyExc_ValueError, "deals: %zd cards cannot deal %d hand cards and %d "
+                     "piles to each of two players", m, hand_size, piles);
+        return NULL;
+    }
+    if (wk_get_array(games_obj, "games", K_I64, k, 0, &gv)) return NULL;
+    int err = wk_get_array(draws_obj, "draws", K_U64, k, 0, &dv);
+    int got = !err;
+    if (!err && !(err = wk_get_array(cards_obj, "cards", K_I64, m, 0, &cv))) got++;
+    if (!err && !(err = wk_get_array(hand_obj, "hand_out", K_U64, 2 * k, 1, &hv))) got++;
+    if (!err && !(err = wk_get_array(up_obj, "up_out", K_I64, 10 * k, 1, &uv))) got++;
+    if (!err && !(err = wk_get_array(down_obj, "down_out", K_I64, 10 * k, 1, &wv))) got++;
+    if (!err) {
+        const int64_t *games = (const int64_t *)gv.buf, *cards = (const int64_t *)cv.buf;
+        const uint64_t *draws = (const uint64_t *)dv.buf;
+        uint64_t *hand = (uint64_t *)hv.buf;
+        int64_t *up = (int64_t *)uv.buf, *down = (int64_t *)wv.buf;
+        for (Py_ssize_t r = 0; r < k; r++)
+            wk_shuffle_deal(wk_deal_start((uint64_t)key, games[r], draws[r]), cards, (int)m,
+                            hand_size, piles, hand + 2 * r, up + 10 * r, down + 10 * r);
+    }
+    Py_buffer *views[] = {&dv, &cv, &hv, &uv, &wv};
+    for (int q = 0; q < got; q++) PyBuffer_Release(views[q]);
+    PyBuffer_Release(&gv);
+    if (err) return NULL;
+    Py_RETURN_NONE;
+}
+
 WK_ROW_WRITER static void encode_slice(void *c, Py_ssize_t start, Py_ssize_t stop) {
     job_ctx *j = (job_ctx *)c;
     for (Py_ssize_t r = start; r < stop; r++)
@@ -312,6 +387,10 @@ PyMethodDef wk_batch_methods[] = {
      "vec_start_hands(game, idx, hand, up, down): new hands from their deals"},
     {"vec_illegal", vec_illegal, METH_VARARGS,
      "vec_illegal(game, idx, actions, out) -> number of illegal actions"},
+    {"vec_rights", vec_rights, METH_VARARGS,
+     "vec_rights(game, idx, out): (k, 2) bools, each game's escalation rights"},
+    {"vec_deals", vec_deals, METH_VARARGS,
+     "vec_deals(key, games, draws, cards, hand_size, piles, hand_out, up_out, down_out)"},
     {"vec_play", (PyCFunction)(void (*)(void))wk_vec_play, METH_VARARGS | METH_KEYWORDS,
      "vec_play(game, *, actions, obs_out, mask_out, final_out, ...) -> (to deal, ended), "
      "or -1"},

@@ -3,7 +3,8 @@
 Two :class:`VecGame` batches, one stepped in C (``accelerated=True``) and one by the
 pure-Python fallback (``accelerated=False``: each game moved by ``rules.PyGame``, the
 reference, its rewards by ``episode.move_reward``), get the same deals (two deal sources with the
-same generator seed, some games dealt from match seeds) and the same actions (random
+same generator seed, one shuffling in C and one in numpy, some games dealt from match
+seeds) and the same actions (random
 legal ones, escalating often, illegal ones offered to :meth:`VecGame.illegal` too). After
 every step every array of both batches is compared (state, legal set, trick record,
 history, hand results, later hands' deals), and both players' observations (float32 and
@@ -36,7 +37,7 @@ N = 1024
 def pair(variant, seed: int, threads: int):
     games = []
     for accelerated in (True, False):
-        deals = DealSource(N, seed, variant=variant)
+        deals = DealSource(N, seed, variant=variant, accelerated=accelerated)
         deals.seed(np.arange(0, N, 7), [seed * 100_000 + i for i in range(0, N, 7)])
         g = VecGame(N, deals, variant, accelerated=accelerated)
         g.num_threads = threads if accelerated else 1
@@ -91,6 +92,7 @@ def test_the_compiled_core_equals_the_reference_at_every_decision(variant, threa
         acts = pick(ref, rng)[live]
         wild = rng.integers(0, NUM_ACTIONS, len(live))
         np.testing.assert_array_equal(c.illegal(live, wild), ref.illegal(live, wild))
+        np.testing.assert_array_equal(c.escalation_rights(live), ref.escalation_rights(live))
         for g in games:
             g.apply(live, acts)
         decisions += len(live)

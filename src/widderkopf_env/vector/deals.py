@@ -26,6 +26,7 @@ import numpy as np
 
 from ..cards import FULL, PILES, Variant, get_variant
 from ..deals import seeded_dealer, seeded_variant_deal
+from ..game_encoder import CORE as _core
 from .tables import CARD_BIT, U64, bits_of, variant_tables
 
 
@@ -86,10 +87,17 @@ class DealSource:
     :attr:`draws`. ``key``: an int in 0..2**64-1 (None: from the OS's entropy);
     :meth:`rekey` sets it and zeroes the counters. ``variant``: the
     :class:`~widderkopf_env.cards.Variant` dealt (a name in ``VARIANTS``; None: the full
-    game).
+    game). ``accelerated``: shuffle in the compiled core (``csrc/draw.h``) rather than with
+    :func:`shuffle`, the same deals (None: wherever the core is available).
     """
 
-    def __init__(self, n: int, key: int | None = None, variant=None):
+    def __init__(self, n: int, key: int | None = None, variant=None,
+                 accelerated: bool | None = None):
+        if accelerated and _core is None:
+            raise ValueError("accelerated=True, but the compiled core is not available (not "
+                             "built, or WIDDERKOPF_PURE_PYTHON is set)")
+        #: Whether the generator's deals are shuffled in C.
+        self.accelerated = _core is not None if accelerated is None else bool(accelerated)
         self.variant = get_variant(variant)
         #: The variant's cards, in the order the shuffle starts from.
         self.cards = variant_tables(self.variant).cards
@@ -127,8 +135,14 @@ class DealSource:
 
     def __call__(self, idx: np.ndarray, hand_no: np.ndarray):
         variant, idx = self.variant, np.asarray(idx, np.int64)
-        hand, up, down = layout(shuffle(self.cards, deal_starts(self.key, idx, self.draws)),
-                                variant)
+        if self.accelerated:
+            hand, up = np.empty((len(idx), 2), U64), np.empty((len(idx), 2 * PILES), np.int64)
+            down = np.empty_like(up)
+            _core.vec_deals(self.key, np.ascontiguousarray(idx), self.draws[idx], self.cards,
+                            variant.hand_size, variant.piles, hand, up, down)
+        else:
+            hand, up, down = layout(shuffle(self.cards, deal_starts(self.key, idx, self.draws)),
+                                    variant)
         self.draws[idx] += np.uint64(1)
         pad = [-1] * (PILES - variant.piles)  # a variant's missing piles stay empty
         for r in np.flatnonzero(self.seeded[idx]):  # only games dealt from a match seed

@@ -180,7 +180,11 @@ class VecGame:
 
     def escalation_rights(self, idx) -> np.ndarray:
         """(k, 2) bool: the reference's ``PyGame.escalation_rights()`` of each game of
-        ``idx`` (R11), read from the arrays (either engine)."""
+        ``idx`` (R11), read from the arrays (in C when the batch is accelerated)."""
+        if self.accelerated:
+            out = np.empty((len(idx), 2), bool)
+            _core.vec_rights(self, np.ascontiguousarray(idx, np.int64), out)
+            return out
         games = load_rows(self, idx, _RIGHTS_FIELDS)
         return np.array([g.escalation_rights() for g in games], bool).reshape(-1, 2)
 

@@ -62,12 +62,22 @@ class _Columns:
         self.variant, self.idx = game.variant, idx
         self.fields = {name: getattr(game, name)[idx].tolist() for name in SCALARS + LISTS}
         self.current, self.legal = game.current[idx].tolist(), game.legal[idx].tolist()
-        self.ntricks, self.tricks = game.ntricks[idx].tolist(), game.tricks[idx].tolist()
+        self.tricks = _played_tricks(game, idx)
         self.hlen, self.history = game.hlen[idx].tolist(), game.history[idx].tolist()
         self.rights = game.escalation_rights(idx).tolist()
         self.up, self.down = game.deal_up[idx].tolist(), game.deal_down[idx].tolist()
         ended = idx[game.res_count[idx] > 0]
         self.results = dict(zip(ended.tolist(), hand_results(game, ended), strict=True))
+
+
+def _played_tricks(game, idx: np.ndarray) -> list[list[tuple]]:
+    """Each game's closed tricks as tuples; only those rows of ``game.tricks`` are read
+    (the unplayed rest, 4 ints each, would cost more to convert than the play itself)."""
+    n = game.ntricks[idx]
+    played = np.arange(game.tricks.shape[1]) < n[:, None]
+    flat = list(map(tuple, game.tricks[idx][played].tolist()))
+    ends = np.cumsum(n).tolist()
+    return [flat[end - k:end] for end, k in zip(ends, n.tolist(), strict=True)]
 
 
 def _fill(row: GameRow, c: _Columns, r: int) -> None:
@@ -76,7 +86,7 @@ def _fill(row: GameRow, c: _Columns, r: int) -> None:
     for name in SCALARS + LISTS:
         setattr(row, name, c.fields[name][r])
     row.current = None if c.current[r] < 0 else c.current[r]
-    row.tricks = [tuple(t) for t in c.tricks[r][:c.ntricks[r]]]
+    row.tricks = c.tricks[r]
     row.legal_mask, row._rights = c.legal[r], tuple(c.rights[r])
     i = int(c.idx[r])
     row.results = [c.results[i]] if i in c.results else []
