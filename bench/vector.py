@@ -3,8 +3,9 @@
 The loop is the one a batched learner runs: read ``info["action_mask"]``, pick a random
 legal action per game (numpy, in the loop and timed), ``step()``; episodes reset
 themselves (same-step autoreset, timed too). Self-play (``opponent="self"``) returns
-every decision of both seats; with ``opponent="random"`` the learner's steps are
-counted and the opponent's moves, vectorised, are part of each step's cost.
+every decision of both seats; against an opponent (``--opponents``, default ``random``)
+the learner's steps are counted and the opponent's moves are part of each step's cost:
+``random`` is vectorised, a bot such as ``heuristic`` plays one game at a time.
 
 When ``pgx`` is installed (``pip install pgx``; not a dependency), its ``leduc_holdem``
 and ``sparrow_mahjong`` run in the same process the way pgx's own examples run them:
@@ -13,6 +14,7 @@ drawn inside the jitted step, auto-reset; the time per game-step is comparable.
 
     python bench/vector.py [--sizes 1 64 1024 4096] [--seconds 0.5] [--repeats 2] [--full]
     python bench/vector.py --sizes 4096 --threads 1 2 --obs-dtype float32 uint8
+    python bench/vector.py --sizes 64 256 --opponents heuristic
     python bench/vector.py --ppo 20000 [--ppo-envs 16]
 
 The env runs with ``copy=False``, the documented fast path: ``step()`` rewrites the
@@ -144,6 +146,9 @@ def main(argv=None) -> None:
                         help="self-play with each of these num_threads")
     parser.add_argument("--obs-dtype", nargs="+", default=["float32"],
                         choices=["float32", "uint8"], help="self-play with each dtype")
+    parser.add_argument("--opponents", nargs="+", default=["random"],
+                        help="a learner's row against each of these opponents: 'random' "
+                             "(vectorised) or a bot name such as 'heuristic'")
     args = parse(parser, argv, seconds=2.0, repeats=3)
     if args.ppo < 0 or args.ppo_envs < 1:
         parser.error("--ppo must be >= 0 and --ppo-envs >= 1")
@@ -171,8 +176,9 @@ def main(argv=None) -> None:
              best_of(lambda n, dtype=dtype, t=t: widderkopf(n, "self", args.seconds, threads=t,
                                                             obs_dtype=dtype)))
             for dtype in args.obs_dtype for t in args.threads]
-    runs += [("widderkopf vs random (learner)",
-             best_of(lambda n: widderkopf(n, "random", args.seconds)))]
+    runs += [(f"widderkopf vs {who} (learner)",
+              best_of(lambda n, who=who: widderkopf(n, who, args.seconds)))
+             for who in args.opponents]
     runs += [(f"pgx {name}", lambda n, name=name: pgx_env(name, n, args.seconds, args.repeats))
              for name in peers]
     for label, fn in runs:
