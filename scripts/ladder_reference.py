@@ -31,7 +31,7 @@ from widderkopf_env.agents.ladder import (
     play_matchup,
 )
 
-BASELINES = ("random", "heuristic", "ppo", "pimc-uniform")
+BASELINES = ("random", "heuristic", "ppo-v1", "pimc-uniform")
 SLOW = {"pimc-uniform"}
 
 

@@ -1,4 +1,5 @@
-"""The networks shipped in the package: ``load_agent("ppo")``, ``"net"`` and ``"net-v1"``."""
+"""The networks shipped in the package: ``load_agent("ppo")``, ``"ppo-v1"``, ``"net"`` and
+``"net-v1"``."""
 
 import random
 import subprocess
@@ -9,10 +10,11 @@ import pytest
 from widderkopf_env import Game
 from widderkopf_env.agents import load_agent
 from widderkopf_env.agents.network_file import load_policy
-from widderkopf_env.agents.shipped import NET_FILE, NET_V1_FILE, POLICY_FILE
+from widderkopf_env.agents.shipped import NET_FILE, NET_V1_FILE, POLICY_FILE, POLICY_V1_FILE
 from widderkopf_env.observation import OBS_SIZE
 
-SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", NET_FILE),
+SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE),
+                                                 ("ppo-v1", POLICY_V1_FILE), ("net", NET_FILE),
                                                  ("net-v1", NET_V1_FILE)])
 
 
@@ -20,7 +22,7 @@ SHIPPED = pytest.mark.parametrize("name, path", [("ppo", POLICY_FILE), ("net", N
 def test_shipped_policy_is_small_and_fits_the_observation(name, path):
     # the nets also hold a card-value network (512-512-256 over 778 inputs: 3.2 MB);
     # net's policy network is 512-512, net-v1's 256-256
-    assert path.stat().st_size < (2_000_000 if name == "ppo" else 5_500_000)
+    assert path.stat().st_size < (2_000_000 if name.startswith("ppo") else 5_500_000)
     weights = load_policy(path)
     first, last = weights["layers"][0][0], weights["layers"][-1][0]
     assert first.shape[1] == OBS_SIZE and last.shape[0] == 42

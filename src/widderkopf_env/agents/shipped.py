@@ -1,9 +1,10 @@
-"""The networks shipped with the package: ``load_agent("ppo")``, ``load_agent("net")``
-and ``load_agent("net-v1")``.
+"""The networks shipped with the package: ``load_agent("ppo")``, ``load_agent("ppo-v1")``,
+``load_agent("net")`` and ``load_agent("net-v1")``.
 
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (docs/training.md, "PPO training", gives the run and its measured
-strength); ``net_policy.npz`` a policy network and a card-value network, the agent of a
+strength); ``ppo_v1_policy.npz`` the ``ppo`` shipped before it (a shorter run of the
+same training); ``net_policy.npz`` a policy network and a card-value network, the agent of a
 ``widderkopf-train --recipe net`` run (docs/bots.md, "The distilled network");
 ``net_v1_policy.npz`` the ``net`` shipped before it, made by the longer pipeline that
 docs/training.md gives. All are network files
@@ -20,18 +21,30 @@ from .network_file import load_net_agent, load_policy
 from .numpy_net import PolicySnapshot
 
 POLICY_FILE = Path(__file__).with_name("ppo_policy.npz")
+POLICY_V1_FILE = Path(__file__).with_name("ppo_v1_policy.npz")
 NET_FILE = Path(__file__).with_name("net_policy.npz")
 NET_V1_FILE = Path(__file__).with_name("net_v1_policy.npz")
 #: The shipped network files by bot name: what ``--init`` and ``--policy`` accept besides
 #: a path.
-SHIPPED_FILES = {"ppo": POLICY_FILE, "net": NET_FILE, "net-v1": NET_V1_FILE}
+SHIPPED_FILES = {"ppo": POLICY_FILE, "ppo-v1": POLICY_V1_FILE, "net": NET_FILE,
+                 "net-v1": NET_V1_FILE}
 
 
 def shipped_ppo_agent(seed: int | None = None) -> PolicySnapshot:
     """The shipped policy as an Agent, playing its most probable legal action."""
-    if not POLICY_FILE.exists():
-        raise FileNotFoundError(f"the shipped policy {POLICY_FILE} is missing")
-    return PolicySnapshot(load_policy(POLICY_FILE), deterministic=True, name="ppo", seed=seed)
+    return _policy_agent(POLICY_FILE, "ppo", seed)
+
+
+def shipped_ppo_v1_agent(seed: int | None = None) -> PolicySnapshot:
+    """``load_agent("ppo-v1")``: the ``ppo`` shipped before the current one replaced it,
+    playing its most probable legal action."""
+    return _policy_agent(POLICY_V1_FILE, "ppo-v1", seed)
+
+
+def _policy_agent(path: Path, name: str, seed: int | None) -> PolicySnapshot:
+    if not path.exists():
+        raise FileNotFoundError(f"the shipped policy {path} is missing")
+    return PolicySnapshot(load_policy(path), deterministic=True, name=name, seed=seed)
 
 
 def shipped_net_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
