@@ -14,7 +14,7 @@ from widderkopf_env.train import presets
 from widderkopf_env.train.config import TrainConfig, check_saved, parse_config
 from widderkopf_env.train.config_file import to_json
 
-SHIPPED = ("mmd", "ppo-default", "ppo-selfplay")
+SHIPPED = ("mmd", "ppo-default", "ppo-full-hour", "ppo-selfplay")
 
 
 def shipped(name: str) -> dict:
@@ -93,7 +93,7 @@ def test_an_unknown_preset_says_which_there_are(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         parse_config(["--preset", "ppo-tuned", "--out", str(tmp_path)])
     assert exit_.value.code == 2
-    assert "no preset 'ppo-tuned' (the presets: mmd, ppo-default, ppo-selfplay" in \
+    assert "no preset 'ppo-tuned' (the presets: mmd, ppo-default, ppo-full-hour, ppo-selfplay" in \
         capsys.readouterr().err
 
 
@@ -103,7 +103,9 @@ def test_preset_with_no_name_lists_them(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert exit_.value.code == 0
     assert [line.split(":")[0] for line in lines] == list(SHIPPED)
-    assert "--magnet-coef 0.025" in lines[0] and "--ent-coef 0.1" in lines[2]
+    listed = dict(line.split(": ", 1) for line in lines)
+    assert "--magnet-coef 0.025" in listed["mmd"] and "--ent-coef 0.1" in listed["ppo-selfplay"]
+    assert "--n-envs 256 --n-steps 32 --minutes 60.0" in listed["ppo-full-hour"]
 
 
 def test_an_old_config_without_a_preset_still_loads(tmp_path):

@@ -3,7 +3,8 @@
 A preset is a JSON object of :class:`~widderkopf_env.train.config.TrainConfig` field
 names and values (``ppo-default.json``: the default PPO; ``ppo-selfplay.json``: the
 seat-symmetric self-play defaults of :data:`~widderkopf_env.train.algorithms.SYMMETRIC_DEFAULTS`;
-``mmd.json``: the same with ``--algo mmd``). It sets the fields it names; the options
+``mmd.json``: the same with ``--algo mmd``; ``ppo-full-hour.json``: the default PPO
+against the heuristic for 60 minutes on 256 batched envs). It sets the fields it names; the options
 given on the command line override it. ``--preset FILE.json`` reads a file of the same
 form. :func:`apply` is called by :mod:`..config` while it parses a command line (and
 passes the fields and their check: this package does not import it).
