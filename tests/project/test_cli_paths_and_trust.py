@@ -53,7 +53,7 @@ def test_help_loads_nothing_and_names_every_kind_of_agent_and_the_trust_note(fil
     text = " ".join(run(command("widderkopf-train-rllib", "--help"), files).stdout.split())
     assert "pickles that run code" in text
     exploit = " ".join(run(command("widderkopf-exploit", "--help"), files).stdout.split())
-    assert "(default: 200000)" in exploit and "(default: ppo)" in exploit, exploit
+    assert "(default: 200000)" in exploit and "(default: ppo-v1)" in exploit, exploit
 
 
 def test_a_model_is_loaded_once_after_parsing(files):

@@ -388,7 +388,7 @@ def add_arguments(parser) -> None:
                         f"{MAX_TIME_BUDGET:,} seconds, a week)")
     g.add_argument("--baselines", metavar="LIST",
                    help="with --ladder: comma-separated baselines to play (default: all of "
-                        "the reference run, e.g. random,heuristic,ppo to leave out pimc-uniform)")
+                        "the reference run, e.g. random,heuristic,ppo-v1 to leave out pimc-uniform)")
     g.add_argument("--plot", metavar="PNG", type=output_file,
                    help="with --ladder: draw the ladder to this file (.png, .svg, .pdf, ...; "
                         "needs matplotlib: the [train] extra)")

@@ -407,7 +407,7 @@ class Pipeline:
             from widderkopf_env.agents.ladder import run_ladder
 
             lad = run_ladder(agent, self.r.ladder_pairs, seed=self.seed, workers=self.workers,
-                             baselines=("random", "heuristic", "ppo"), progress=False)
+                             baselines=("random", "heuristic", "ppo-v1"), progress=False)
             ladder = {"rating": lad.rating, "ci95": list(lad.ci95)}
         out = self.path("evaluation.json")
         run_folder.write_atomic(out, (json.dumps({"final": final, "ladder": ladder,
