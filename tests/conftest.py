@@ -22,12 +22,6 @@ def sb3_logs_in_a_temporary_folder(tmp_path_factory):
     """Stable-Baselines3 makes a folder ``SB3-<date>`` in the system's temporary folder for
     every ``learn`` without a log folder; the suite's go under pytest's own temporary
     folder instead (``$SB3_LOGDIR``), so that a test run leaves none behind."""
-    import os
-
-    saved = os.environ.get("SB3_LOGDIR")
-    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
-    yield
-    if saved is None:
-        os.environ.pop("SB3_LOGDIR", None)
-    else:
-        os.environ["SB3_LOGDIR"] = saved
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3")))
+        yield
