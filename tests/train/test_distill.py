@@ -9,8 +9,8 @@ from helpers import plays_legal_moves, usage_error
 from widderkopf_env.agents import load_agent
 from widderkopf_env.cards import ESCALATE, NUM_ACTIONS, PASS
 from widderkopf_env.observation import OBS_SIZE, OFFSETS
-from widderkopf_env.train import distill, distill_cli
-from widderkopf_env.train.distill_data import FIELDS, generate, generate_shard
+from widderkopf_env.train import distill, distill_cli, distill_data
+from widderkopf_env.train.distill_data import FIELDS, KINDS, generate, generate_shard
 from widderkopf_env.train.shards import load_shards
 
 LEGAL, TRICKS_DONE = OFFSETS["legal_cards"][0], OFFSETS["tricks_done"][0]
@@ -173,3 +173,74 @@ def test_bad_arguments_are_usage_errors(capsys, tmp_path):
                                                      "--out", "n.npz"], capsys)
     with pytest.raises(ValueError, match="mix"):
         generate_shard(0, 0, 1, mix=(0.5, 0.6, 0.0))
+
+
+def test_kinds_label_only_those_decisions_and_partition_them():
+    """``kinds`` stores the decisions of those kinds only (R9 trump, R10 discard, R11
+    crack); the four kinds together store every decision the default stores."""
+    from widderkopf_env.rules import DISCARD, PLAY, TRUMP
+
+    every = generate_shard(0, seed=7, matches=1, expert="heuristic")
+    parts = {k: generate_shard(0, seed=7, matches=1, expert="heuristic", kinds=(k,))
+             for k in KINDS}
+    assert (parts["trump"]["phase"] == TRUMP).all() and len(parts["trump"]["phase"]) >= 1
+    assert (parts["discard"]["phase"] == DISCARD).all() and len(parts["discard"]["phase"]) >= 2
+    crack = parts["crack"]["mask"]
+    assert ((crack[:, ESCALATE] == 1) | (crack[:, PASS] == 1)).all() and len(crack)
+    play = parts["play"]
+    assert (play["phase"] == PLAY).all()
+    assert ((play["mask"][:, ESCALATE] == 0) & (play["mask"][:, PASS] == 0)).all()
+    assert sum(len(p["action"]) for p in parts.values()) == len(every["action"])
+    # the same games are played whatever is stored: the rows are the default's, in order
+    both = generate_shard(0, seed=7, matches=1, expert="heuristic", kinds=("trump", "play"))
+    keep = np.isin(every["phase"], [TRUMP]) | (
+        (every["phase"] == PLAY) & (every["mask"][:, ESCALATE] == 0) & (every["mask"][:, PASS] == 0))
+    np.testing.assert_array_equal(both["obs"], every["obs"][keep])
+    with pytest.raises(ValueError, match="kinds must name one or more of trump"):
+        generate_shard(0, seed=7, matches=1, expert="heuristic", kinds=("bid",))
+
+
+def test_the_search_over_net_labels_the_kinds_asked_with_its_scores():
+    """A ``net-search`` expert searches the trump choice and the discards it labels; the
+    label is the best of the actions it compared, and the moves are its own."""
+    from widderkopf_env.agents.net_search import NetSearchAgent
+    from widderkopf_env.rules import TRUMP
+
+    data = generate_shard(0, seed=3, matches=1, samples=2, mix=(1.0, 0.0, 0.0),
+                          expert="net-search-fast", kinds=("trump", "discard"))
+    assert len(data["action"]) >= 3
+    scored = ~np.isnan(data["values"]).all(1)
+    assert scored.all()
+    rows = np.arange(len(scored))
+    best = np.nanmax(data["values"], axis=1)
+    np.testing.assert_allclose(data["values"][rows, data["action"]], best)
+    assert (data["phase"] == TRUMP).sum() >= 1
+    expert = distill_data._expert("net-search", 1, 3, ("trump", "crack"))
+    assert isinstance(expert, NetSearchAgent)
+    assert expert.searched == {"trump"} and expert.worlds == 3
+
+
+def test_values_writes_nets_card_values_beside_the_fitted_policy(shards, tmp_path, capsys):
+    from widderkopf_env.agents.net_agent import NetAgent
+    from widderkopf_env.agents.network_file import load_values
+    from widderkopf_env.agents.shipped import SHIPPED_FILES
+
+    out, _ = shards
+    dest = tmp_path / "net2.npz"
+    assert distill_cli.main(["train", "--data", str(out), "--out", str(dest), "--epochs", "1",
+                             "--net-arch", "32", "--values", "net"]) == 0
+    agent = load_agent(str(dest), seed=0)
+    assert isinstance(agent, NetAgent)
+    (mine, tricks), (theirs, their_tricks) = load_values(dest), load_values(SHIPPED_FILES["net"])
+    assert tricks == their_tricks
+    for (w, b), (w0, b0) in zip(mine, theirs, strict=True):
+        np.testing.assert_array_equal(w, w0)
+        np.testing.assert_array_equal(b, b0)
+    plays_legal_moves(agent, games=2)
+    capsys.readouterr()
+    assert "holds a policy network only" in usage_error(distill_cli.main, [
+        "train", "--data", str(out), "--out", str(tmp_path / "y.npz"), "--values", "ppo"], capsys)
+    assert "--values" in usage_error(distill_cli.main, [
+        "train", "--data", str(out), "--out", str(tmp_path / "y.npz"), "--values", "nope.npz"],
+        capsys)
+    assert not (tmp_path / "y.npz").exists()

@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from widderkopf_env.agents.network_file import load_policy, save_policy
+from widderkopf_env.agents.network_file import load_policy, load_values, save_policy
 from widderkopf_env.checks import MAX_BATCH, MAX_EPOCHS, MAX_SEED, MAX_SHARDS, MAX_WORKERS
 from widderkopf_env.cli import (
     DefaultsHelp,
@@ -44,7 +44,7 @@ from widderkopf_env.cli import (
 from widderkopf_env.settings import add_options, from_namespace, setting
 
 from .distill import load_policy_rows
-from .distill_data import EXPERTS, MAX_MATCHES, MAX_SAMPLES, generate
+from .distill_data import EXPERTS, KINDS, MAX_MATCHES, MAX_SAMPLES, generate
 from .export import init_file, network_file_arg
 from .run_folder import RunFolder
 from .shards import whole
@@ -100,15 +100,19 @@ class DistillGenerateSettings(ShardSettings):
     """``widderkopf-distill generate``: positions labelled by an expert, in shards."""
 
     matches: int = setting(4, "matches per shard", type=integer(1, MAX_MATCHES))
-    samples: int | None = setting(None, "PIMC worlds per decision (default: PIMC's own "
-                                  "per-kind numbers)", type=integer(1, MAX_SAMPLES))
+    samples: int | None = setting(None, "the search expert's worlds per decision (default: "
+                                  "its own)", type=integer(1, MAX_SAMPLES))
     mix: tuple = setting((0.7, 0.2, 0.1), "shares of moves played by the expert, the "
                          "heuristic, and a random move (or --policy's)", type=_mix)
     policy: str | None = setting(None, "a network whose moves replace the random ones "
                                  "(DAgger): ppo, net or a network .npz",
                                  type=network_file_arg, metavar="POLICY")
     expert: str = setting("pimc", "the labelling bot: PIMC with opponent inference or "
-                          "without, or the heuristic (its move only)", choices=EXPERTS)
+                          "without, the heuristic (its move only), or the search over net "
+                          "(strong or fast)", choices=EXPERTS)
+    kinds: list = setting(help="the kinds of decision labelled (crack: where an escalation "
+                          "or a pass is legal); a net-search expert searches only these",
+                          nargs="+", choices=KINDS, factory=lambda: list(KINDS))
 
 
 @dataclass
@@ -124,6 +128,10 @@ class DistillTrainSettings(FitSettings):
                                "directory), with the layers of --net-arch", metavar="POLICY")
     escalation_weight: float = setting(1.0, "loss weight of positions where an escalation "
                                        "or pass is legal", type=number(0.0))
+    values: str | None = setting(None, "write the card-value network of this network file "
+                                 "(net or a .npz) beside the policy: the output then plays as "
+                                 "net does, the policy naming trumps, discards and "
+                                 "escalations", type=network_file_arg, metavar="NETWORK")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -145,7 +153,7 @@ def generate_shards(s: DistillGenerateSettings, log=print, keep=whole, on_shard=
     """Write the shards of ``s`` (keeping whole finished ones: ``keep`` and ``on_shard`` as
     in :func:`~.shards.run_shards`); the number of positions written."""
     return generate(s.out, s.shards, s.seed, s.matches, s.samples, s.mix, s.workers, s.policy,
-                    s.expert, log=log, keep=keep, on_shard=on_shard)
+                    s.expert, log=log, keep=keep, on_shard=on_shard, kinds=s.kinds)
 
 
 def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict:
@@ -156,6 +164,18 @@ def fit_policy(s: DistillTrainSettings, data=None, init=None, log=print) -> dict
     data = load_policy_rows(s.data, s.max_shards) if data is None else data
     return train(data, tuple(s.net_arch), s.epochs, s.batch_size, s.lr, s.tau, s.soft, s.seed,
                  init=init, escalation_weight=s.escalation_weight, log=log)
+
+
+def _card_values(path: Path) -> tuple[list, int]:
+    """The card-value network (layers, tricks) of the network file at ``path``."""
+    try:
+        values = load_values(path)
+    except ValueError as err:
+        raise UsageError(f"--values: {err}") from None
+    if values is None:
+        raise UsageError(f"--values: {str(path)!r} holds a policy network only, no card-value "
+                         "network (net does; so does a widderkopf-values fit output)")
+    return values
 
 
 def main(argv=None) -> int:
@@ -171,19 +191,21 @@ def main(argv=None) -> int:
             return 0
         args = from_namespace(DistillTrainSettings, args)
         require_train_extra("widderkopf-distill train")
-        init = None
+        init = values = None
         if args.init is not None:
             try:
                 init = load_policy(init_file(args.init, args.net_arch, "ReLU", True))
             except ValueError as err:
                 raise UsageError(f"--init: {err}") from None
+        if args.values is not None:
+            values = _card_values(args.values)
         try:
             data = load_policy_rows(args.data, args.max_shards)
         except (FileNotFoundError, OSError, KeyError, ValueError) as err:
             raise UsageError(str(err)) from None
         print(f"{len(data)} positions")
         weights = fit_policy(args, data, init)
-        save_policy(weights, args.out)
+        save_policy(weights, args.out, values=values)
         print(f"wrote {args.out}")
         return 0
 
