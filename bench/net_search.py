@@ -1,6 +1,7 @@
 """net-search speed: CPU seconds per decision of ``net-search`` or ``net-search-fast``.
 
     python bench/net_search.py [--agent net-search-fast] [--games N] [--seed S] [--full]
+        [--worlds W] [--actions A] [--exact-tricks E] [--tail-tricks T] [--candidates C]
 
 Plays N single-hand games of the bot against ``net`` (seats alternating) and times every
 ``act`` call with the process's CPU clock (``time.process_time``: the cost on one core,
@@ -8,6 +9,8 @@ less sensitive than the wall clock to other work on the machine; run with
 ``OMP_NUM_THREADS=1`` so that numpy uses one thread), the calls answered at once (a single
 legal action) included: the mean over all calls is what a match costs per decision.
 Prints the mean and the slowest by kind of decision and the work counted by the agent.
+``--worlds`` and the other settings of :class:`NetSearchAgent` replace the chosen
+setting's own, to price a setting before it is played.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from bench_args import parse
 
 from widderkopf_env import Game, Phase
 from widderkopf_env.agents import load_agent
+from widderkopf_env.agents.net_search import FAST, NetSearchAgent
+
+SETTINGS = tuple(FAST)  # worlds, actions, exact_tricks, tail_tricks, candidates
 
 
 def kind(view, exact_tricks: int) -> str:
@@ -38,8 +44,15 @@ def main(argv=None) -> None:
                    choices=("net-search", "net-search-fast"))
     p.add_argument("--games", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    for name in SETTINGS:
+        p.add_argument("--" + name.replace("_", "-"), type=int, default=None,
+                       help="replaces the setting's own")
     args = parse(p, argv, games=20)
     bot, net = load_agent(args.agent, seed=args.seed), load_agent("net")
+    given = {k: getattr(args, k) for k in SETTINGS if getattr(args, k) is not None}
+    if given:
+        own = {k: getattr(bot, k) for k in SETTINGS}
+        bot = NetSearchAgent(args.seed, **{**own, **given}, name=args.agent)
     times = defaultdict(list)
     for i in range(args.games):
         game = Game.new(seed=args.seed + i)
@@ -55,8 +68,9 @@ def main(argv=None) -> None:
                 action = net.act(view)
             game.apply(action)
     every = [t for ts in times.values() for t in ts]
-    print(f"{len(every)} decisions of {args.agent} in {args.games} games against net "
-          "(CPU seconds)")
+    settings = ", ".join(f"{k} {getattr(bot, k)}" for k in SETTINGS)
+    print(f"{len(every)} decisions of {args.agent} ({settings}) in {args.games} games "
+          "against net (CPU seconds)")
     print(f"  {'kind':9s} {'count':>6s} {'mean s':>8s} {'max s':>8s}")
     for name in ("trump", "discard", "answer", "rollout", "exact", "forced"):
         ts = times.get(name)

@@ -56,7 +56,7 @@ from .solver import game_points, solve_actions, solve_value, world_table
 __all__ = ["FAST", "NetModel", "NetSearchAgent", "fast_net_search"]
 
 #: The settings of ``load_agent("net-search-fast")``.
-FAST = {"worlds": 4, "actions": 3, "exact_tricks": 7, "tail_tricks": 7, "candidates": 2}
+FAST = {"worlds": 8, "actions": 3, "exact_tricks": 7, "tail_tricks": 7, "candidates": 2}
 
 
 def _number(v) -> bool:
