@@ -2,14 +2,15 @@
 
 Each shard is one seeded batch of matches. At every decision of either seat that has
 more than one legal action and is of a kind asked for (:data:`KINDS`, :func:`kind_of`),
-the expert decides and the position is stored with its label: the observation and mask the acting player's view encodes to, the expert's
-action, and for a search expert (:meth:`~widderkopf_env.agents.pimc.PIMCAgent.decide`,
-:meth:`~widderkopf_env.agents.net_search.NetSearchAgent.decide`) the mean world score of every card or suit it compared and its estimated win chance
-(NaN where not compared, and always for the heuristic expert, which only names its
-move). The move then actually played is the
-expert's most of the time, else the heuristic's or a random legal one (``mix``), or, in
-DAgger rounds, the current network's: the data covers the positions a learner reaches,
-not only those the expert would.
+the expert decides and the position is stored with its label: the observation and mask
+the acting player's view encodes to, the expert's action, and for a search expert
+(:meth:`~widderkopf_env.agents.pimc.PIMCAgent.decide`,
+:meth:`~widderkopf_env.agents.net_search.NetSearchAgent.decide`) the mean world score of
+every card or suit it compared and its estimated win chance (NaN where not compared, and
+always for the heuristic expert, which only names its move). The move then actually
+played is the expert's most of the time, else the heuristic's or a random legal one
+(``mix``), or, in DAgger rounds, the current network's: the data covers the positions a
+learner reaches, not only those the expert would.
 
 Shards are written and read by :mod:`.shards` (atomically and durably), so an interrupted
 run resumes where it stopped: :func:`generate` keeps the shards that read back whole and
