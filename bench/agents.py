@@ -1,7 +1,7 @@
 """Agent speed: microseconds per decision of the heuristic, the random bot, the
-shipped networks (``ppo``, ``net``, ``net-v1``: numpy forward passes, one core; the nets
-play their cards with a card-value network) and ``net-endgame`` (``net`` with its last 5 tricks
-solved exactly over 8 sampled worlds); the slowest decision of ``net`` and
+shipped networks (``ppo``, ``net``, ``net-v2``, ``net-v1``: numpy forward passes, one core;
+the nets play their cards with a card-value network) and ``net-endgame`` (``net-v2`` with its
+last 5 tricks solved exactly over 8 sampled worlds); the slowest decision of ``net`` and
 ``net-endgame`` is printed too.
 
     python bench/agents.py [--games N] [--repeat R] [--full]
@@ -66,7 +66,7 @@ def main(argv=None) -> None:
     print(f"{len(views)} decisions from {args.games} heuristic-vs-random games")
     endgame = load_agent("net-endgame", seed=0)
     for agent in (HeuristicAgent(), RandomAgent(0), load_agent("ppo"), load_agent("net"),
-                  load_agent("net-v1"), endgame):
+                  load_agent("net-v2"), load_agent("net-v1"), endgame):
         print(f"  {agent.name:11s} {time_agent(agent, views, args.repeat):7.2f} us/decision")
     for name, agent in (("net", load_agent("net")), ("net-endgame", endgame)):
         slowest = 0.0

@@ -3,11 +3,12 @@
     python bench/net_search.py [--agent net-search-fast] [--games N] [--seed S] [--full]
         [--worlds W] [--actions A] [--exact-tricks E] [--tail-tricks T] [--candidates C]
 
-Plays N single-hand games of the bot against ``net`` (seats alternating) and times every
-``act`` call with the process's CPU clock (``time.process_time``: the cost on one core,
-less sensitive than the wall clock to other work on the machine; run with
-``OMP_NUM_THREADS=1`` so that numpy uses one thread), the calls answered at once (a single
-legal action) included: the mean over all calls is what a match costs per decision.
+Plays N single-hand games of the bot against ``net-v2`` (the network it searches over;
+seats alternating) and times every ``act`` call with the process's CPU clock
+(``time.process_time``: the cost on one core, less sensitive than the wall clock to other
+work on the machine; run with ``OMP_NUM_THREADS=1`` so that numpy uses one thread), the
+calls answered at once (a single legal action) included: the mean over all calls is what a
+match costs per decision.
 Prints the mean and the slowest by kind of decision and the work counted by the agent.
 ``--worlds`` and the other settings of :class:`NetSearchAgent` replace the chosen
 setting's own, to price a setting before it is played.
@@ -48,7 +49,7 @@ def main(argv=None) -> None:
         p.add_argument("--" + name.replace("_", "-"), type=int, default=None,
                        help="replaces the setting's own")
     args = parse(p, argv, games=20)
-    bot, net = load_agent(args.agent, seed=args.seed), load_agent("net")
+    bot, net = load_agent(args.agent, seed=args.seed), load_agent("net-v2")
     given = {k: getattr(args, k) for k in SETTINGS if getattr(args, k) is not None}
     if given:
         own = {k: getattr(bot, k) for k in SETTINGS}

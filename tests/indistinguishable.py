@@ -39,7 +39,10 @@ def rebuild(game: Game, sigma: dict[int, int]) -> Game | None:
 
 
 def permutations(hidden: list[int], rng: random.Random):
-    """A full shuffle first, then single swaps (more often consistent with the play)."""
+    """A full shuffle first, then single swaps (more often consistent with the play);
+    none where fewer than two cards are hidden (no other game looks the same)."""
+    if len(hidden) < 2:
+        return
     shuffled = hidden[:]
     rng.shuffle(shuffled)
     yield dict(zip(hidden, shuffled, strict=True))

@@ -5,7 +5,7 @@
 - an object that is not a string is returned as it is (an agent);
 - a name: ``"random"`` (the core's :class:`~widderkopf_env.agent.RandomAgent`), one of
   the bots this package ships (:data:`SHIPPED`: ``heuristic``, ``pimc``,
-  ``pimc-uniform``, ``ppo``, ``ppo-v1``, ``net``, ``net-v1``, ``net-endgame``, ``net-search``,
+  ``pimc-uniform``, ``ppo``, ``ppo-v1``, ``net``, ``net-v2``, ``net-v1``, ``net-endgame``, ``net-search``,
   ``net-search-fast``, ``ismcts`` and ``ismcts-fast``
   (OpenSpiel's, with the ``[openspiel]`` extra)), one added at run time with
   :func:`register_agent`, or one that an installed package lists in the
@@ -55,6 +55,7 @@ SHIPPED = {
     "ppo": "widderkopf_env.agents.shipped:shipped_ppo_agent",
     "ppo-v1": "widderkopf_env.agents.shipped:shipped_ppo_v1_agent",
     "net": "widderkopf_env.agents.shipped:shipped_net_agent",
+    "net-v2": "widderkopf_env.agents.shipped:shipped_net_v2_agent",
     "net-v1": "widderkopf_env.agents.shipped:shipped_net_v1_agent",
     "net-endgame": "widderkopf_env.agents.endgame:net_endgame_agent",
     "net-search": "widderkopf_env.agents.net_search:NetSearchAgent",

@@ -36,7 +36,7 @@ def decisions(agent, games: int, seed: int = 0):
 def test_load_agent_net_endgame():
     agent = load_agent("net-endgame", seed=3)
     assert isinstance(agent, EndgameAgent) and agent.name == "net-endgame"
-    assert (agent.tricks, agent.worlds) == (5, 8) and agent.policy.name == "net"
+    assert (agent.tricks, agent.worlds) == (5, 8) and agent.policy.name == "net-v2"
 
 
 def deeper_endgame():
@@ -54,7 +54,8 @@ def deeper_endgame():
     (lambda: load_agent("net-endgame", seed=1), 5), (deeper_endgame, 7)],
     ids=["net-endgame", "tricks=7"])
 def test_the_network_decides_until_the_last_tricks_and_the_solver_after(make, tricks):
-    agent, net = make(), load_agent("net")
+    agent = make()
+    net = agent.policy
     solved, lefts = 0, set()
     for g, view in decisions(agent, 12, seed=40):
         left = TRICKS - len(view.tricks)
@@ -73,7 +74,8 @@ def test_endgame_moves_are_nearly_perfect_where_the_policy_network_errs():
     not see), over the last four tricks: the policy network alone loses card points
     there, the solver over sampled worlds almost none (the hidden cards are nearly
     known), and net's card-value network is in between."""
-    agent, net = load_agent("net-endgame", seed=2), load_agent("net")
+    agent = load_agent("net-endgame", seed=2)
+    net = agent.policy
     regret = {"policy": 0.0, "net": 0.0, "endgame": 0.0}
     n = 0
     for g, view in decisions(agent, 40, seed=100):

@@ -41,7 +41,7 @@ def test_load_agent_names_the_strong_and_the_fast_setting():
     assert isinstance(strong, NetSearchAgent) and strong.name == "net-search"
     assert fast.name == "net-search-fast"
     assert {k: getattr(fast, k) for k in FAST} == FAST
-    assert fast.worlds < strong.worlds and fast.net.name == strong.net.name == "net"
+    assert fast.worlds < strong.worlds and fast.net.name == strong.net.name == "net-v2"
 
 
 def test_the_rollout_policy_is_the_network(net):

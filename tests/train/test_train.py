@@ -266,7 +266,7 @@ def _without(args: list[str], *flags: str) -> list[str]:
 
 @pytest.mark.parametrize("init, extra, message", [
     ("net", ["--net-arch", "32,32"], "hidden layers [512, 512]"),
-    ("nowhere.npz", [], "neither a shipped network ('ppo', 'ppo-v1', 'net', 'net-v1') nor an existing"),
+    ("nowhere.npz", [], "neither a shipped network ('ppo', 'ppo-v1', 'net', 'net-v2', 'net-v1') nor an existing"),
 ])
 def test_init_refuses_what_does_not_fit(tmp_path, capsys, init, extra, message):
     with pytest.raises(SystemExit) as exc:

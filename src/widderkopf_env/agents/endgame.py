@@ -16,10 +16,9 @@ exactly in each, the best mean score played. Both read only the
 :class:`~widderkopf_env.view.PlayerView`, so the wrapper sees nothing the player
 may not (R8).
 
-``load_agent("net-endgame")`` is the shipped network wrapped so (5 tricks, 8 worlds):
-+0.08 game points per hand over ``net`` head to head; ``net``'s card-value network
-already plays endgames well, so the gain is smaller than over the policy network alone
-(+0.12 against the heuristic; docs/bots.md, "The bots at a glance").
+``load_agent("net-endgame")`` is ``net-v2`` (the ``net`` shipped before the current one)
+wrapped so (5 tricks, 8 worlds); its card-value network already plays endgames well, so
+the gain over it is small (docs/bots.md, "net-endgame").
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from widderkopf_env.cards import ESCALATE, TRICKS
 from widderkopf_env.rules import PLAY
 
 from .pimc import PIMCAgent
-from .shipped import shipped_net_agent
+from .shipped import shipped_net_v2_agent
 
 __all__ = ["EndgameAgent", "net_endgame_agent"]
 
@@ -66,7 +65,7 @@ class EndgameAgent:
 
 
 def net_endgame_agent(seed: int | None = None) -> EndgameAgent:
-    """``load_agent("net-endgame")``: the shipped network, its last 5 tricks solved exactly
-    over 8 sampled worlds."""
-    return EndgameAgent(shipped_net_agent(seed), tricks=5, worlds=8, seed=seed,
+    """``load_agent("net-endgame")``: ``net-v2`` (the network it was measured with), its
+    last 5 tricks solved exactly over 8 sampled worlds."""
+    return EndgameAgent(shipped_net_v2_agent(seed), tricks=5, worlds=8, seed=seed,
                         name="net-endgame")

@@ -1,4 +1,4 @@
-"""NetSearchAgent: Perfect-Information Monte Carlo search over the shipped network.
+"""NetSearchAgent: Perfect-Information Monte Carlo search over a shipped network.
 
 :class:`~.pimc.PIMCAgent` searches over the heuristic: its rollouts and its opponent
 model are the heuristic's. This bot is the same search with the network ``net``
@@ -50,7 +50,7 @@ from widderkopf_env.worlds import Resampler
 
 from .infer import likelihoods, systematic_resample
 from .pimc import Decision, PIMCAgent
-from .shipped import shipped_net_agent
+from .shipped import shipped_net_v2_agent
 from .solver import game_points, solve_actions, solve_value, world_table
 
 __all__ = ["FAST", "NetModel", "NetSearchAgent", "fast_net_search"]
@@ -173,11 +173,12 @@ class NetModel:
 
 class NetSearchAgent:
     """PIMC over the network; see the module docstring. ``net``: a
-    :class:`~.net_agent.NetAgent` (default: the shipped ``net``); ``actions``: how many of
-    the network's preferred actions the rollouts compare (None: all legal ones);
-    ``candidates``: uniform worlds drawn per world kept (1: no inference); ``searched``:
-    the kinds of decision searched (of :data:`SEARCHED`), the network deciding the others;
-    ``temperature`` and ``eps``: :class:`NetModel`'s."""
+    :class:`~.net_agent.NetAgent` (default: ``net-v2``, the network its settings were
+    measured with); ``actions``: how many of the network's preferred actions the rollouts
+    compare (None: all legal ones); ``candidates``: uniform worlds drawn per world kept
+    (1: no inference); ``searched``: the kinds of decision searched (of
+    :data:`SEARCHED`), the network deciding the others; ``temperature`` and ``eps``:
+    :class:`NetModel`'s."""
 
     SEARCHED = ("trump", "discard", "play")
     _KINDS = {TRUMP: "trump", DISCARD: "discard", PLAY: "play"}
@@ -200,7 +201,7 @@ class NetSearchAgent:
         if unknown:
             raise ValueError(f"searched: unknown kinds of decision {unknown}; known: "
                              f"{list(self.SEARCHED)}")
-        net = shipped_net_agent(seed) if net is None else net
+        net = shipped_net_v2_agent(seed) if net is None else net
         self.model = NetModel(net, temperature, eps)
         self.net, self.worlds, self.actions, self.candidates = net, worlds, actions, candidates
         self.exact_tricks, self.tail_tricks = exact_tricks, tail_tricks

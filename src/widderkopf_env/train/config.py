@@ -168,9 +168,9 @@ class TrainConfig:
     activation: str = setting("relu", "activation of the hidden layers",
                               choices=("relu", "tanh"), group="network and PPO")
     init: str | None = setting(None, "warm start: the actor starts from this policy's "
-                               "weights: 'ppo', 'ppo-v1', 'net', 'net-v1' (the shipped "
-                               "files) or a .npz written by widderkopf-distill (the critic "
-                               "starts fresh); its "
+                               "weights: 'ppo', 'ppo-v1', 'net', 'net-v2', 'net-v1' (the "
+                               "shipped files) or a .npz written by widderkopf-distill (the "
+                               "critic starts fresh); its "
                                "hidden layers are the run's unless --net-arch is given, "
                                "which must then match", type=str, metavar="POLICY",
                                group="network and PPO")

@@ -108,7 +108,7 @@ class DistillGenerateSettings(ShardSettings):
                                  "(DAgger): ppo, net or a network .npz",
                                  type=network_file_arg, metavar="POLICY")
     expert: str = setting("pimc", "the labelling bot: PIMC with opponent inference or "
-                          "without, the heuristic (its move only), or the search over net "
+                          "without, the heuristic (its move only), or the search over net-v2 "
                           "(strong or fast)", choices=EXPERTS)
     kinds: list = setting(help="the kinds of decision labelled (crack: where an escalation "
                           "or a pass is legal); a net-search expert searches only these",

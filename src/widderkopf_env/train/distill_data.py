@@ -46,7 +46,7 @@ MAX_MATCHES, MAX_SAMPLES = 1000, 10_000
 
 #: The experts that label positions: PIMC with opponent inference, PIMC with uniform
 #: worlds, the heuristic bot (its move only: cheap, deterministic labels), and the search
-#: over ``net`` in its strong and its fast setting.
+#: over ``net-v2`` in its strong and its fast setting.
 EXPERTS = ("pimc", "pimc-uniform", "heuristic", "net-search", "net-search-fast")
 #: The kinds of decision (:func:`kind_of`).
 KINDS = ("trump", "discard", "crack", "play")
@@ -84,7 +84,7 @@ def _expert(name: str, seed: int, samples: int | None, kinds=KINDS):
         settings = dict(FAST) if name == "net-search-fast" else {}
         if samples is not None:
             settings["worlds"] = samples
-        # only the kinds labelled are searched; at the others it plays as ``net``
+        # only the kinds labelled are searched; at the others it plays as ``net-v2``
         searched = [k for k in kinds if k in NetSearchAgent.SEARCHED]
         return NetSearchAgent(seed, searched=searched, name=name, **settings)
     raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
@@ -116,7 +116,7 @@ def generate_shard(k: int, seed: int, matches: int, samples: int | None = None,
     the DAgger rounds). ``samples``: a search expert's worlds per decision (None: its
     defaults); ``expert``: a name in :data:`EXPERTS`; ``kinds``: the kinds of decision
     labelled and stored (of :data:`KINDS`). At the others the expert is asked only for
-    a move it plays, and a ``net-search`` expert plays those as ``net`` does."""
+    a move it plays, and a ``net-search`` expert plays those as ``net-v2`` does."""
     if len(mix) != 3 or min(mix) < 0 or abs(sum(mix) - 1.0) > 1e-9:
         raise ValueError(f"mix must be three non-negative shares summing to 1, got {mix!r}")
     kinds = _check_kinds(kinds)

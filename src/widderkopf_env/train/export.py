@@ -88,7 +88,7 @@ def _hidden(weights: dict) -> list[int]:
 
 def init_file(spec: str, hidden: list[int] | None, activation: str, canonical: bool) -> Path:
     """The policy file that a warm start ``spec`` names: a shipped network's name
-    (``"ppo"``, ``"ppo-v1"``, ``"net"``, ``"net-v1"``) or a path to a .npz from
+    (``"ppo"``, ``"ppo-v1"``, ``"net"``, ``"net-v2"``, ``"net-v1"``) or a path to a .npz from
     :func:`~widderkopf_env.agents.network_file.save_policy`, resolved, after checking that
     its actor has these hidden layers (None: whichever it has), activation and input
     ordering; ValueError saying what differs otherwise."""
@@ -105,9 +105,10 @@ def init_file(spec: str, hidden: list[int] | None, activation: str, canonical: b
 
 def network_file(spec) -> Path:
     """The network file ``spec`` names: a shipped network's name (``"ppo"``, ``"ppo-v1"``,
-    ``"net"``, ``"net-v1"``) or a path (relative to the working directory), resolved after checking that it loads as
-    a network file (:func:`~widderkopf_env.agents.network_file.load_net_agent`); ValueError
-    saying why not otherwise."""
+    ``"net"``, ``"net-v2"``, ``"net-v1"``) or a path (relative to the working directory),
+    resolved after checking that it loads as a network file
+    (:func:`~widderkopf_env.agents.network_file.load_net_agent`); ValueError saying why not
+    otherwise."""
     from widderkopf_env.agents.network_file import load_net_agent
     from widderkopf_env.agents.shipped import SHIPPED_FILES
 
