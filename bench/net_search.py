@@ -71,7 +71,7 @@ def main(argv=None) -> None:
     every = [t for ts in times.values() for t in ts]
     settings = ", ".join(f"{k} {getattr(bot, k)}" for k in SETTINGS)
     print(f"{len(every)} decisions of {args.agent} ({settings}) in {args.games} games "
-          "against net (CPU seconds)")
+          "against net-v2 (CPU seconds)")
     print(f"  {'kind':9s} {'count':>6s} {'mean s':>8s} {'max s':>8s}")
     for name in ("trump", "discard", "answer", "rollout", "exact", "forced"):
         ts = times.get(name)

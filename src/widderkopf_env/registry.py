@@ -5,8 +5,8 @@
 - an object that is not a string is returned as it is (an agent);
 - a name: ``"random"`` (the core's :class:`~widderkopf_env.agent.RandomAgent`), one of
   the bots this package ships (:data:`SHIPPED`: ``heuristic``, ``pimc``,
-  ``pimc-uniform``, ``ppo``, ``ppo-v1``, ``net``, ``net-v2``, ``net-v1``, ``net-endgame``, ``net-search``,
-  ``net-search-fast``, ``ismcts`` and ``ismcts-fast``
+  ``pimc-uniform``, ``ppo``, ``ppo-v1``, ``net``, ``net-v2``, ``net-v1``, ``net-endgame``,
+  ``net-search``, ``net-search-fast``, ``ismcts`` and ``ismcts-fast``
   (OpenSpiel's, with the ``[openspiel]`` extra)), one added at run time with
   :func:`register_agent`, or one that an installed package lists in the
   ``widderkopf_env.agents`` entry-point group;

@@ -126,8 +126,7 @@ def _run_chunk(job) -> list:
 #: costs, so that a search bot's pairs count as the work they are (``bench/agents.py``
 #: measures the bots; only the ratios matter here).
 DECISION_COST = {"random": 1, "heuristic": 1, "ppo": 10, "ppo-v1": 10, "net-v1": 12, "net": 15,
-                 "net-v2": 15,
-                 "net-endgame": 20, "net-search-fast": 1800, "net-search": 10000,
+                 "net-v2": 15, "net-endgame": 20, "net-search-fast": 1800, "net-search": 10000,
                  "pimc-uniform": 4000, "pimc": 6000, "ismcts-fast": 4000, "ismcts": 16000}
 #: The cost of an agent :data:`DECISION_COST` does not name (a model file, your own class).
 UNKNOWN_COST = 10

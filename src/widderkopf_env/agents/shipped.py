@@ -4,12 +4,12 @@
 ``ppo_policy.npz`` holds the actor of a MaskablePPO model trained with
 ``widderkopf-train`` (docs/training.md, "PPO training", gives the run and its measured
 strength); ``ppo_v1_policy.npz`` the ``ppo`` shipped before it (a shorter run of the
-same training); ``net_policy.npz`` a policy network and a card-value network: ``net_v2_policy.npz``'s,
-its policy network fitted further to ``net-search``'s trump and discard choices
-(docs/bots.md, "The search back into net"); ``net_v2_policy.npz`` the ``net`` shipped
-before it, the agent of a ``widderkopf-train --recipe net`` run (docs/bots.md, "The
-distilled network"); ``net_v1_policy.npz`` the ``net`` shipped before that, made by the
-longer pipeline that docs/training.md gives. All are network files
+same training); ``net_policy.npz`` a policy network and a card-value network:
+``net_v2_policy.npz``'s, its policy network fitted further to ``net-search``'s trump and
+discard choices (docs/bots.md, "The search back into net"); ``net_v2_policy.npz`` the
+``net`` shipped before it, the agent of a ``widderkopf-train --recipe net`` run
+(docs/bots.md, "The distilled network"); ``net_v1_policy.npz`` the ``net`` shipped before
+that, made by the longer pipeline that docs/training.md gives. All are network files
 (:mod:`.network_file`) run as numpy forward passes, so playing them needs neither torch
 nor stable-baselines3.
 """
@@ -65,7 +65,8 @@ def shipped_net_v2_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
 
 def shipped_net_v1_agent(seed: int | None = None) -> PolicySnapshot | NetAgent:
     """``load_agent("net-v1")``: the ``net`` shipped before the recipe's agent
-    (``net-v2``) replaced it (a PPO-trained policy network and a card-value network), deterministic."""
+    (``net-v2``) replaced it (a PPO-trained policy network and a card-value network),
+    deterministic."""
     return _net_agent(NET_V1_FILE, "net-v1", seed)
 
 

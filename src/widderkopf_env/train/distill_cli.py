@@ -129,9 +129,9 @@ class DistillTrainSettings(FitSettings):
     escalation_weight: float = setting(1.0, "loss weight of positions where an escalation "
                                        "or pass is legal", type=number(0.0))
     values: str | None = setting(None, "write the card-value network of this network file "
-                                 "(net or a .npz) beside the policy: the output then plays as "
-                                 "net does, the policy naming trumps, discards and "
-                                 "escalations", type=network_file_arg, metavar="NETWORK")
+                                 "(net, net-v2 or a .npz) beside the policy: the output then plays "
+                                 "as that network does, the policy naming trumps, discards "
+                                 "and escalations", type=network_file_arg, metavar="NETWORK")
 
 
 def parser() -> argparse.ArgumentParser:
