@@ -26,8 +26,10 @@ def assert_same_weights(a: dict, b: dict) -> None:
         np.testing.assert_array_equal(a[k], b[k])
 
 
-def wait_for_runners(algo, n: int, timeout: float = 300.0) -> list[str]:
-    """The runners' nodes once ``n`` are healthy (a restart starts a new process)."""
+def wait_for_runners(algo, n: int, timeout: float = 1800.0) -> list[str]:
+    """The runners' nodes once ``n`` are healthy (a restart starts a new process).
+    ``timeout`` only guards against a hang: on a loaded machine a runner's new process
+    takes minutes to start, so the test waits for the restart, not for a time."""
     deadline = time.monotonic() + timeout
     while True:
         algo.env_runner_group.probe_unhealthy_env_runners()
