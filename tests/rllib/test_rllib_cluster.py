@@ -28,8 +28,8 @@ def assert_same_weights(a: dict, b: dict) -> None:
 
 def wait_for_runners(algo, n: int, timeout: float = 1800.0) -> list[str]:
     """The runners' nodes once ``n`` are healthy (a restart starts a new process).
-    ``timeout`` only guards against a hang: on a loaded machine a runner's new process
-    takes minutes to start, so the test waits for the restart, not for a time."""
+    The test waits for the restart, however long its process takes to start; ``timeout``
+    only ends a hang."""
     deadline = time.monotonic() + timeout
     while True:
         algo.env_runner_group.probe_unhealthy_env_runners()
