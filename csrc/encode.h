@@ -177,36 +177,6 @@ static inline WK_INLINE void wk_encode(const wk_rules *r, const wk_layout *L, co
     for (int a = 8 * (WK_ACTIONS / 8); a < WK_ACTIONS; a++) mask[a] = (int8_t)((legal >> a) & 1);
 }
 
-/* Float32 rows written past the cache: a batch whose rows outgrow the caches (at least
- * WK_STREAM_BYTES in all) has each row built in a local buffer and sent to memory with
- * non-temporal stores, which skip reading the destination's lines first (half the memory
- * traffic of ordinary stores). SSE2 only (every x86-64); elsewhere, and for a destination
- * not 16-byte aligned, the row is written as wk_encode writes it. A writer that streams
- * calls wk_stream_fence before its rows are read by another thread. */
-#define WK_STREAM_BYTES ((int64_t)4 << 20)
-#if defined(__SSE2__)
-#include <emmintrin.h>
-typedef char wk_row_in_quads[WK_OBS_SIZE % 4 == 0 ? 1 : -1];
-#endif
-static inline WK_INLINE void wk_encode_streamed(const wk_rules *r, const wk_layout *L,
-                                                const wk_batch *b, int64_t i, int64_t p,
-                                                int over, float *obs32, int8_t *mask) {
-#if defined(__SSE2__)
-    if (((uintptr_t)obs32 & 15) == 0) {
-        __m128 row[WK_OBS_SIZE / 4];
-        wk_encode(r, L, b, i, p, over, (float *)row, NULL, mask);
-        for (int64_t k = 0; k < WK_OBS_SIZE / 4; k++) _mm_stream_ps(obs32 + 4 * k, row[k]);
-        return;
-    }
-#endif
-    wk_encode(r, L, b, i, p, over, obs32, NULL, mask);
-}
-static inline void wk_stream_fence(void) {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
 #ifdef Py_PYTHON_H
 /* The encoders' (player, over) arguments: player 0 or 1, over any truth value; -1 with
  * the exception set otherwise. */

@@ -27,17 +27,11 @@ typedef struct {
     uint64_t *draws, key;
     int shaping, m, hand_size, piles;
     int64_t num_hands;
-    int stream; /* float32 rows past the cache (encode.h's wk_encode_streamed) */
 } play_ctx;
 
 static inline WK_INLINE void encode_row(const play_ctx *j, int64_t r, int64_t p, int over,
                                         int final) {
     int64_t at = r * WK_OBS_SIZE;
-    if (j->stream && !final) {
-        wk_encode_streamed(&wk_batch_rules, &wk_obs_layout, j->b, r, p, over, j->obs32 + at,
-                           j->mask + r * WK_ACTIONS);
-        return;
-    }
     wk_encode(&wk_batch_rules, &wk_obs_layout, j->b, r, p, over,
               j->obs32 ? (final ? j->final32 : j->obs32) + at : NULL,
               j->obs8 ? (final ? j->final8 : j->obs8) + at : NULL,
@@ -94,7 +88,6 @@ WK_ROW_WRITER static void play_slice(void *c, Py_ssize_t start, Py_ssize_t stop)
         for (Py_ssize_t r = s; r < t; r++)
             if (!j->need[r]) encode_row(j, r, j->b->current[r], 0, 0);
     }
-    if (j->stream) wk_stream_fence();
 }
 
 /* vec_play's buffers, each given by keyword: the argument and the buffer it is read into */
@@ -232,8 +225,7 @@ PyObject *wk_vec_play(PyObject *self, PyObject *args, PyObject *kwds) {
                       (double *)v.reward_out.buf, (double *)v.rewards_out.buf,
                       (int64_t *)v.mover_out.buf, (int64_t *)v.hands.buf,
                       (int64_t *)v.shaped.buf, (uint64_t *)v.draws.buf, (uint64_t)key, shaping,
-                      (int)cards, hand_size, piles, (int64_t)num_hands,
-                      is_f32 && (int64_t)n * WK_OBS_SIZE * 4 >= WK_STREAM_BYTES};
+                      (int)cards, hand_size, piles, (int64_t)num_hands};
         Py_BEGIN_ALLOW_THREADS
         wk_parallel_for((int)threads, n, play_slice, &j);
         Py_END_ALLOW_THREADS

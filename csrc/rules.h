@@ -241,9 +241,6 @@ static inline WK_INLINE int wk_apply(const wk_rules *r, wk_batch *b, int64_t i, 
     return need;
 }
 
-/* Whether game i's fields lie in the ranges the functions above index with (a state
- * written by them always does; the bindings refuse one that does not, so that a
- * corrupted array raises an error instead of writing out of bounds). */
 /* The reward of the move just made in game i (episode.move_reward, R19): player_0's game
  * points when it ended a hand (hands[i]: the hands paid so far), and with shaping the
  * card-point difference / total as it changes (shaped[i]: the difference paid in this
@@ -266,6 +263,9 @@ static inline WK_INLINE double wk_settle(const wk_batch *b, int64_t i, int64_t *
     return x;
 }
 
+/* Whether game i's fields lie in the ranges the functions above index with (a state
+ * written by them always does; the bindings refuse one that does not, so that a
+ * corrupted array raises an error instead of writing out of bounds). */
 static inline int wk_state_ok(const wk_batch *b, int64_t i) {
     int64_t phase = b->phase[i], cur = b->current[i];
     if (phase < WK_TRUMP || phase > WK_OVER || b->trump[i] < -1 || b->trump[i] > 3

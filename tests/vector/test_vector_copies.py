@@ -66,6 +66,24 @@ def test_copy_false_returns_the_same_buffers_rewritten(opponent):
     assert not np.array_equal(obs2, kept)
 
 
+def test_the_ended_episodes_action_mask_is_zeros_and_read_only():
+    """The final infos' action mask is one array of zeros per batch size, shared between
+    steps, so it refuses writes instead of letting one step's change reach the next."""
+    env = WidderkopfVectorEnv(4, opponent="self", num_hands=1)
+    obs, info = env.reset(seed=5)
+    masks = []
+    rng = np.random.default_rng(0)
+    while len(masks) < 2:
+        keys = rng.random(info["action_mask"].shape) * info["action_mask"]
+        obs, reward, term, trunc, info = env.step(keys.argmax(1))
+        if term.any():
+            masks.append(info["final_info"]["action_mask"])
+    for mask in masks:
+        assert mask.shape == (4, 42) and not mask.any() and not mask.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            mask[0, 0] = 1
+
+
 @pytest.mark.parametrize("bad", [0, 1, None, "yes", np.bool_(True)])
 def test_copy_must_be_a_bool(bad):
     with pytest.raises(TypeError, match="copy must be True or False"):

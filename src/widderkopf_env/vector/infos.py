@@ -9,6 +9,8 @@ and the rest of this step's facts.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..cards import NUM_ACTIONS
@@ -41,16 +43,25 @@ def masked(step_info: dict, keep: np.ndarray) -> dict:
     return out
 
 
+@lru_cache(maxsize=8)
+def no_actions(n: int) -> np.ndarray:
+    """An (n, 42) int8 array of zeros, read-only: the action mask of ended episodes, made
+    once per batch size rather than every step."""
+    zeros = np.zeros((n, NUM_ACTIONS), np.int8)
+    zeros.flags.writeable = False
+    return zeros
+
+
 def final_info(ended: np.ndarray, final_obs: np.ndarray, step_info: dict, viewer: np.ndarray,
                key: str, n: int) -> dict:
     """The same-step autoreset entries of the ``ended`` games: their last observations
     (rows of ``final_obs``, in ``ended``'s order) and infos (``step_info``, who viewed
-    (``key``: ``player`` or ``seat``), an empty action mask)."""
+    (``key``: ``player`` or ``seat``), an empty action mask, read-only and shared)."""
     mark = np.zeros(n, bool)
     mark[ended] = True
     obs = np.empty(n, dtype=object)  # None in every entry
     obs[ended] = np.fromiter(final_obs, object, len(ended))  # the rows, as views
-    info = {"action_mask": np.zeros((n, NUM_ACTIONS), np.int8), "_action_mask": mark,
+    info = {"action_mask": no_actions(n), "_action_mask": mark,
             key: viewer.copy(), "_" + key: mark}
     info.update(masked(step_info, mark))
     return {"final_obs": obs, "_final_obs": mark, "final_info": info, "_final_info": mark}
