@@ -5,6 +5,7 @@ raylets, two env-runner processes and a restart)."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -16,7 +17,11 @@ from ray.rllib.utils.numpy import convert_to_numpy  # noqa: E402
 
 from widderkopf_env.agents.rllib_checkpoint import RLlibAgent  # noqa: E402
 from widderkopf_env.train.rllib import cli as train  # noqa: E402
-from widderkopf_env.train.rllib.cluster import runner_nodes, simulated_cluster  # noqa: E402
+from widderkopf_env.train.rllib.cluster import (  # noqa: E402
+    runner_niceness,
+    runner_nodes,
+    simulated_cluster,
+)
 from widderkopf_env.train.rllib.league import LeagueState, fill_league, learner_weights  # noqa: E402
 
 
@@ -50,6 +55,10 @@ def test_runners_spread_over_nodes_and_training_survives_losing_a_node(tmp_path)
             fill_league(algo, args.slots)
             nodes = runner_nodes(algo)
             assert len(nodes) == 2 and len(set(nodes)) == 2  # one CPU per node: spread
+            # the runners run at no lower a priority than this process: Ray did not nice them
+            niceness = runner_niceness(algo)
+            assert len(niceness) == 2
+            assert all(n <= os.getpriority(os.PRIO_PROCESS, 0) for n in niceness), niceness
 
             first = algo.train()
             league = LeagueState(slots=args.slots)
